@@ -1,0 +1,455 @@
+/*
+ * pjrt_dlpack.h — DLPack for every PJRT plugin.
+ *
+ * libpjrt_dlpack loads any PJRT C API plugin and exchanges its buffers with
+ * any DLPack producer or consumer, zero-copy where the plugin allows it.
+ *
+ * Conventions that hold for every function below unless its comment says
+ * otherwise:
+ *
+ *  - Errors. Functions return a pjdl_code: PJDL_OK (0) on success, otherwise
+ *    one of the PJRT / absl status codes. The message of the calling thread's
+ *    last failure is returned by pjdl_last_error(). Errors that come from the
+ *    plugin keep the plugin's code and message. Out-parameters are left
+ *    untouched on failure.
+ *  - Threads. Every function may be called from any thread, concurrently with
+ *    any other, including on the same object. DLPack deleters handed out by
+ *    this library may run on any thread.
+ *  - Handles. pjdl_plugin, pjdl_client and pjdl_buffer are reference counted.
+ *    Every function that hands one out with "owned" in its comment gives the
+ *    caller one reference, to be dropped with the matching _release. Objects
+ *    keep what they depend on alive: a buffer keeps its client alive, a client
+ *    keeps its plugin alive, so release order never matters.
+ *    pjdl_device and pjdl_memory are borrowed: they live as long as their
+ *    client.
+ *  - NULL for an options pointer means the defaults.
+ */
+#ifndef PJRT_DLPACK_H_
+#define PJRT_DLPACK_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pjrt_dlpack/dlpack_abi.h"
+#include "pjrt_dlpack/pjrt_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define PJDL_API
+#else
+#define PJDL_API __attribute__((visibility("default")))
+#endif
+
+#define PJDL_VERSION_MAJOR 0
+#define PJDL_VERSION_MINOR 1
+#define PJDL_VERSION_PATCH 0
+
+/* ------------------------------------------------------------------ errors */
+
+/* Status codes: the values of PJRT_Error_Code (which are absl's). */
+typedef enum pjdl_code {
+    PJDL_OK = 0,
+    PJDL_CANCELLED = 1,
+    PJDL_UNKNOWN = 2,
+    PJDL_INVALID_ARGUMENT = 3,
+    PJDL_DEADLINE_EXCEEDED = 4,
+    PJDL_NOT_FOUND = 5,
+    PJDL_ALREADY_EXISTS = 6,
+    PJDL_PERMISSION_DENIED = 7,
+    PJDL_RESOURCE_EXHAUSTED = 8,
+    PJDL_FAILED_PRECONDITION = 9,
+    PJDL_ABORTED = 10,
+    PJDL_OUT_OF_RANGE = 11,
+    PJDL_UNIMPLEMENTED = 12,
+    PJDL_INTERNAL = 13,
+    PJDL_UNAVAILABLE = 14,
+    PJDL_DATA_LOSS = 15,
+    PJDL_UNAUTHENTICATED = 16,
+} pjdl_code;
+
+/* The message of the calling thread's most recent failed call ("" if none).
+ * The string stays valid until the calling thread's next call into the
+ * library. */
+PJDL_API const char *pjdl_last_error(void);
+
+/* The upper-case name of a code ("INVALID_ARGUMENT"); a static string. */
+PJDL_API const char *pjdl_code_name(pjdl_code code);
+
+/* The library's version as "MAJOR.MINOR.PATCH"; a static string. */
+PJDL_API const char *pjdl_version(void);
+
+/* ----------------------------------------------------------------- plugins */
+
+typedef struct pjdl_plugin pjdl_plugin;
+
+/* Loads a PJRT plugin with dlopen and initializes it (once per process).
+ *
+ * `path` is a file path (it contains a '/' or ends in ".so"), or a plugin
+ * name looked up in JAX's discovery variable PJRT_NAMES_AND_LIBRARY_PATHS
+ * ("name:path,name:path"). NULL means: the PJRT_DLPACK_PLUGIN environment
+ * variable (itself a path or a name) if set, else the reference plugin
+ * installed next to this library (libpjrt_ref.so).
+ *
+ * The plugin's PJRT_Api major version must equal PJRT_API_MAJOR (else
+ * FAILED_PRECONDITION); any minor version is accepted, and entry points the
+ * plugin's table is too short for, or leaves NULL, are reported as
+ * UNIMPLEMENTED when used. On success *out is owned. Errors: NOT_FOUND (no
+ * such file or name), INVALID_ARGUMENT (not a PJRT plugin: no GetPjrtApi, or
+ * it returned NULL or a malformed table), FAILED_PRECONDITION (version), or
+ * the plugin's own error from PJRT_Plugin_Initialize. */
+PJDL_API pjdl_code pjdl_plugin_load(const char *path, pjdl_plugin **out);
+
+/* Looks up `name` in PJRT_NAMES_AND_LIBRARY_PATHS. On success *path points
+ * into a thread-local copy valid until the thread's next call. NOT_FOUND when
+ * the variable is unset or has no such name. */
+PJDL_API pjdl_code pjdl_plugin_find(const char *name, const char **path);
+
+/* Wraps a PJRT_Api that some framework already loaded and initialized. The
+ * table must stay valid while the returned plugin lives; it is not
+ * initialized again. On success *out is owned. */
+PJDL_API pjdl_code pjdl_plugin_from_api(const PJRT_Api *api, pjdl_plugin **out);
+
+/* Adds / drops a reference. The library is dlclose()d when the last reference
+ * (including those held by clients and buffers) goes away. NULL is a no-op. */
+PJDL_API void pjdl_plugin_retain(pjdl_plugin *plugin);
+PJDL_API void pjdl_plugin_release(pjdl_plugin *plugin);
+
+/* The plugin's function table; borrowed, valid while the plugin lives. */
+PJDL_API const PJRT_Api *pjdl_plugin_api(const pjdl_plugin *plugin);
+
+/* The path the plugin was loaded from, or NULL for pjdl_plugin_from_api. */
+PJDL_API const char *pjdl_plugin_path(const pjdl_plugin *plugin);
+
+/* The ABI version the plugin reports in PJRT_Api.pjrt_api_version. */
+PJDL_API void pjdl_plugin_abi_version(const pjdl_plugin *plugin, int *major, int *minor);
+
+/* Whether the plugin provides the entry point named `slot` (a PJRT_Api field
+ * name such as "PJRT_Client_CreateViewOfDeviceBuffer"): inside the plugin's
+ * struct_size and not NULL. An unknown name is false. Providing a slot does
+ * not mean it works: it may still return UNIMPLEMENTED. */
+PJDL_API bool pjdl_plugin_provides(const pjdl_plugin *plugin, const char *slot);
+
+/* The first extension of type `type` in the plugin's extension chain, or
+ * NULL; borrowed, valid while the plugin lives. */
+PJDL_API const PJRT_Extension_Base *pjdl_plugin_extension(const pjdl_plugin *plugin,
+                                                          PJRT_Extension_Type type);
+
+/* ----------------------------------------------------------------- clients */
+
+typedef struct pjdl_client pjdl_client;
+typedef struct pjdl_device pjdl_device;
+typedef struct pjdl_memory pjdl_memory;
+
+typedef enum pjdl_option_type {
+    PJDL_OPTION_STRING = 0,
+    PJDL_OPTION_INT64 = 1,
+    PJDL_OPTION_INT64_LIST = 2,
+    PJDL_OPTION_FLOAT = 3,
+    PJDL_OPTION_BOOL = 4,
+} pjdl_option_type;
+
+/* A named client-creation option (PJRT_NamedValue without the ceremony). The
+ * strings and list need only live for the duration of pjdl_client_create. */
+typedef struct pjdl_option {
+    const char *name;
+    pjdl_option_type type;
+    union {
+        const char *string_value;
+        int64_t int64_value;
+        struct {
+            const int64_t *values;
+            size_t count;
+        } int64_list;
+        float float_value;
+        bool bool_value;
+    } value;
+} pjdl_option;
+
+/* Parses "name=value" into *out, the type inferred from the value: "true" /
+ * "false" are BOOL, an integer is INT64, a comma-separated list of integers
+ * "[1,2,3]" is INT64_LIST, a number with '.' or an exponent is FLOAT, and
+ * anything else is STRING; "name:string=value" (or :int64, :float, :bool,
+ * :int64_list) forces the type. *out points into `text` and into
+ * thread-local storage for lists, valid until the thread's next call of this
+ * function: `text` must outlive *out. INVALID_ARGUMENT names what is wrong. */
+PJDL_API pjdl_code pjdl_option_parse(const char *text, pjdl_option *out);
+
+/* Creates a PJRT client with the plugin's PJRT_Client_Create and reads its
+ * platform, devices and memories once. On success *out is owned and the PJRT
+ * client is destroyed when the last reference goes away. */
+PJDL_API pjdl_code pjdl_client_create(pjdl_plugin *plugin, const pjdl_option *options,
+                                      size_t num_options, pjdl_client **out);
+
+/* Wraps a PJRT client someone else owns; it is never destroyed by this
+ * library, and must outlive the returned object and everything made from
+ * it. On success *out is owned. */
+PJDL_API pjdl_code pjdl_client_wrap(pjdl_plugin *plugin, PJRT_Client *client,
+                                    pjdl_client **out);
+
+PJDL_API void pjdl_client_retain(pjdl_client *client);
+PJDL_API void pjdl_client_release(pjdl_client *client);
+
+/* Borrowed accessors; valid while the client lives. */
+PJDL_API PJRT_Client *pjdl_client_pjrt(const pjdl_client *client);
+PJDL_API pjdl_plugin *pjdl_client_plugin(const pjdl_client *client);
+PJDL_API const char *pjdl_client_platform_name(const pjdl_client *client);
+PJDL_API const char *pjdl_client_platform_version(const pjdl_client *client);
+/* XLA's platform id: pjdl_platform_id of the platform name. */
+PJDL_API uint64_t pjdl_client_platform_id(const pjdl_client *client);
+
+/* The client's addressable devices, in the plugin's order. */
+PJDL_API size_t pjdl_client_device_count(const pjdl_client *client);
+/* NULL when index is out of range. */
+PJDL_API pjdl_device *pjdl_client_device(const pjdl_client *client, size_t index);
+
+PJDL_API PJRT_Device *pjdl_device_pjrt(const pjdl_device *device);
+PJDL_API pjdl_client *pjdl_device_client(const pjdl_device *device);
+PJDL_API int pjdl_device_id(const pjdl_device *device);
+PJDL_API int pjdl_device_local_hardware_id(const pjdl_device *device);
+PJDL_API const char *pjdl_device_kind(const pjdl_device *device);
+PJDL_API const char *pjdl_device_debug_string(const pjdl_device *device);
+
+/* The memories the device can address; the default one first is NOT
+ * implied: use pjdl_device_default_memory. */
+PJDL_API size_t pjdl_device_memory_count(const pjdl_device *device);
+PJDL_API pjdl_memory *pjdl_device_memory(const pjdl_device *device, size_t index);
+/* NULL when the plugin reports no default memory. */
+PJDL_API pjdl_memory *pjdl_device_default_memory(const pjdl_device *device);
+
+PJDL_API PJRT_Memory *pjdl_memory_pjrt(const pjdl_memory *memory);
+PJDL_API const char *pjdl_memory_kind(const pjdl_memory *memory);
+PJDL_API int pjdl_memory_id(const pjdl_memory *memory);
+
+/* The DLDevice that data in `memory` of `device` has (memory NULL: the
+ * device's default memory): the platform's device type, or the memory kind's
+ * host type (pinned_host on cuda is kDLCUDAHost, ...), with
+ * device_id = the device's local hardware id (its index among the client's
+ * devices when the plugin has no hardware id). UNIMPLEMENTED when the
+ * platform is unknown (see pjdl_register_platform). */
+PJDL_API pjdl_code pjdl_device_dl(const pjdl_device *device, const pjdl_memory *memory,
+                                  DLDevice *out);
+
+/* The reverse: the device and memory of `client` whose DLDevice is `dl`.
+ * Either out-pointer may be NULL. NOT_FOUND when the client has none. */
+PJDL_API pjdl_code pjdl_client_find_dl(const pjdl_client *client, DLDevice dl,
+                                       pjdl_device **device, pjdl_memory **memory);
+
+/* The stream handle on which the device's external ready events are placed
+ * (the stream extension's get_stream). UNIMPLEMENTED when the plugin has no
+ * stream extension, or the plugin's own error (e.g. a platform without
+ * streams). */
+PJDL_API pjdl_code pjdl_device_stream(const pjdl_device *device, intptr_t *stream);
+
+/* --------------------------------------------------------------- platforms */
+
+/* XLA's platform id for a platform name: farmhash Fingerprint64 of the name's
+ * `len` bytes. */
+PJDL_API uint64_t pjdl_platform_id(const char *name, size_t len);
+
+/* Teaches the library (process-wide) which DLPack device types a platform
+ * uses: `device_type` for its device memory, `host_memory_type` for its
+ * pinned host memory (kDLCPU if the platform has no special host type). A
+ * later registration of the same name replaces the earlier one, built-ins
+ * included. Built in: cpu (kDLCPU), cuda (kDLCUDA / kDLCUDAHost), rocm
+ * (kDLROCM / kDLROCMHost), xpu, oneapi and sycl (kDLOneAPI), metal
+ * (kDLMetal), vulkan (kDLVulkan), opencl (kDLOpenCL), webgpu (kDLWebGPU),
+ * hexagon (kDLHexagon), maia (kDLMAIA), trn (kDLTrn). INVALID_ARGUMENT for an
+ * empty name or a device type DLPack does not define. */
+PJDL_API pjdl_code pjdl_register_platform(const char *platform_name, DLDeviceType device_type,
+                                          DLDeviceType host_memory_type);
+
+/* The DLPack device type of memory kind `memory_kind` (NULL: the default
+ * device memory) on platform `platform_name`. "unpinned_host" is always
+ * kDLCPU, "pinned_host" the platform's host type, anything else the
+ * platform's device type. UNIMPLEMENTED for an unknown platform. */
+PJDL_API pjdl_code pjdl_platform_dl_type(const char *platform_name, const char *memory_kind,
+                                         DLDeviceType *out);
+
+/* ------------------------------------------------------------------- types */
+
+/* PJRT element type <-> DLPack dtype (lanes 1). Every type of at least 8
+ * bits that DLPack can express maps both ways: PRED <-> kDLBool 8, signed and
+ * unsigned integers, F16/F32/F64, BF16, C64/C128 (kDLComplex 64/128) and the
+ * float8 family (DLPack 1.1 codes). Others are UNIMPLEMENTED naming the
+ * type. */
+PJDL_API pjdl_code pjdl_dtype_from_pjrt(PJRT_Buffer_Type type, DLDataType *out);
+PJDL_API pjdl_code pjdl_dtype_to_pjrt(DLDataType dtype, PJRT_Buffer_Type *out);
+/* Bytes per element of a PJRT type, 0 for sub-byte or unknown types. */
+PJDL_API size_t pjdl_pjrt_type_size(PJRT_Buffer_Type type);
+/* "f32", "bf16", "pred", ...: a static string; "invalid" if unknown. */
+PJDL_API const char *pjdl_pjrt_type_name(PJRT_Buffer_Type type);
+
+/* ----------------------------------------------------------------- buffers */
+
+typedef struct pjdl_buffer pjdl_buffer;
+
+/* Copies a host array into a new buffer in `memory` (NULL: the default
+ * memory of the client's first device). `byte_strides` may be NULL (compact
+ * row-major) or give one stride per dimension, in bytes, any sign. `data` is
+ * no longer needed when the call returns; the buffer may not be ready yet.
+ * On success *out is owned. */
+PJDL_API pjdl_code pjdl_buffer_from_host(pjdl_client *client, const void *data,
+                                         PJRT_Buffer_Type type, const int64_t *dims,
+                                         size_t ndim, const int64_t *byte_strides,
+                                         pjdl_memory *memory, pjdl_buffer **out);
+
+/* Copies the buffer's contents, compact row-major, into `dst`, which holds
+ * `dst_size` bytes (at least pjdl_buffer_size_bytes). Waits until done. */
+PJDL_API pjdl_code pjdl_buffer_to_host(pjdl_buffer *buffer, void *dst, size_t dst_size);
+
+/* Adopts a PJRT_Buffer created by someone else on `client`: the library
+ * destroys it when the last reference (including every export pinning it)
+ * goes away. On failure the caller still owns `pjrt_buffer`. */
+PJDL_API pjdl_code pjdl_buffer_wrap(pjdl_client *client, PJRT_Buffer *pjrt_buffer,
+                                    pjdl_buffer **out);
+
+PJDL_API void pjdl_buffer_retain(pjdl_buffer *buffer);
+/* Drops a reference; the PJRT buffer is destroyed once no reference and no
+ * live export needs it. NULL is a no-op. */
+PJDL_API void pjdl_buffer_release(pjdl_buffer *buffer);
+
+/* The PJRT buffer; borrowed, valid while `buffer` lives. FAILED_PRECONDITION
+ * after a transfer-mode export or a delete. */
+PJDL_API pjdl_code pjdl_buffer_pjrt(pjdl_buffer *buffer, PJRT_Buffer **out);
+
+/* PJRT_Buffer_Delete: the device memory is freed once no export pins it.
+ * Every later use but the metadata accessors fails with
+ * FAILED_PRECONDITION. Deleting twice is not an error. */
+PJDL_API pjdl_code pjdl_buffer_delete(pjdl_buffer *buffer);
+/* True after pjdl_buffer_delete or a transfer-mode export. */
+PJDL_API bool pjdl_buffer_is_deleted(pjdl_buffer *buffer);
+
+/* Blocks until the buffer's data is ready; the ready event's error, if any. */
+PJDL_API pjdl_code pjdl_buffer_await(pjdl_buffer *buffer);
+
+/* Metadata read from the plugin once, when the buffer was made. The pointers
+ * are borrowed and live as long as the buffer. */
+PJDL_API pjdl_client *pjdl_buffer_client(const pjdl_buffer *buffer);
+PJDL_API pjdl_device *pjdl_buffer_device(const pjdl_buffer *buffer);
+PJDL_API pjdl_memory *pjdl_buffer_memory(const pjdl_buffer *buffer);
+PJDL_API PJRT_Buffer_Type pjdl_buffer_type(const pjdl_buffer *buffer);
+PJDL_API size_t pjdl_buffer_ndim(const pjdl_buffer *buffer);
+PJDL_API const int64_t *pjdl_buffer_dims(const pjdl_buffer *buffer);
+/* Bytes of the logical array, compact: product of dims times element size. */
+PJDL_API size_t pjdl_buffer_size_bytes(const pjdl_buffer *buffer);
+/* The DLDevice of the buffer's memory (see pjdl_device_dl). */
+PJDL_API pjdl_code pjdl_buffer_dl_device(const pjdl_buffer *buffer, DLDevice *out);
+
+/* The address of the buffer's data on its device (OpaqueDeviceMemoryDataPointer,
+ * else UnsafePointer). */
+PJDL_API pjdl_code pjdl_buffer_data_pointer(pjdl_buffer *buffer, void **out);
+
+/* Limits how long any wait of this client (ready events, transfers) may
+ * block: after `timeout_ms` milliseconds the wait fails with
+ * DEADLINE_EXCEEDED. 0 or negative: wait forever (the default). */
+PJDL_API void pjdl_client_set_wait_timeout(pjdl_client *client, int64_t timeout_ms);
+
+/* ------------------------------------------------------------------ export */
+
+typedef enum pjdl_copy {
+    PJDL_COPY_IF_NEEDED = 0, /* array API copy=None */
+    PJDL_COPY_NEVER = 1,     /* copy=False */
+    PJDL_COPY_ALWAYS = 2,    /* copy=True */
+} pjdl_copy;
+
+typedef enum pjdl_export_mode {
+    /* The PJRT buffer stays usable; the export pins its memory with the
+     * plugin's external reference count until the tensor's deleter runs. */
+    PJDL_EXPORT_SHARE = 0,
+    /* Ownership of the memory moves to the consumer: every later use of the
+     * pjdl_buffer fails with FAILED_PRECONDITION; the memory stays valid
+     * until the tensor's deleter runs. */
+    PJDL_EXPORT_TRANSFER = 1,
+} pjdl_export_mode;
+
+typedef struct pjdl_export_options {
+    size_t struct_size; /* sizeof(pjdl_export_options) */
+    pjdl_export_mode mode;
+    /* The consumer's stream: when set, the export does not wait; the
+     * consumer's stream is made to wait for the data (stream extension). A
+     * stream on a platform without streams is an error. When not set, the
+     * export waits for the buffer's ready event. */
+    bool has_stream;
+    intptr_t stream;
+    /* Mark the tensor DLPACK_FLAG_BITMASK_READ_ONLY. */
+    bool read_only;
+    /* Where the consumer wants the data; must be the buffer's own DLDevice
+     * unless a copy is allowed, in which case a host copy (kDLCPU) is made. */
+    bool has_dl_device;
+    DLDevice dl_device;
+    /* IF_NEEDED copies only when the layout or dl_device needs it; ALWAYS
+     * always copies (the tensor then carries DLPACK_FLAG_BITMASK_IS_COPIED);
+     * NEVER fails instead of copying. */
+    pjdl_copy copy;
+} pjdl_export_options;
+
+#define PJDL_EXPORT_OPTIONS_INIT                                                                   \
+    { sizeof(pjdl_export_options), PJDL_EXPORT_SHARE, false, 0, false, false, {kDLCPU, 0},         \
+      PJDL_COPY_IF_NEEDED }
+
+/* Exports the buffer as a DLPack tensor. On success the caller owns *out and
+ * must call (*out)->deleter(*out) exactly once, from any thread, in any order
+ * relative to releasing `buffer` or its client. The data is ready when this
+ * returns (or, with a stream, on that stream). Errors: FAILED_PRECONDITION
+ * (deleted or transferred buffer), the ready event's error, UNIMPLEMENTED (an
+ * element type or layout DLPack cannot express and no copy allowed, or a
+ * plugin without external references), INVALID_ARGUMENT (bad options). */
+PJDL_API pjdl_code pjdl_buffer_export(pjdl_buffer *buffer, const pjdl_export_options *options,
+                                      DLManagedTensorVersioned **out);
+
+/* The same for the pre-1.0 DLManagedTensor (no flags: a read-only request
+ * is refused with INVALID_ARGUMENT unless a copy is allowed). */
+PJDL_API pjdl_code pjdl_buffer_export_legacy(pjdl_buffer *buffer,
+                                             const pjdl_export_options *options,
+                                             DLManagedTensor **out);
+
+/* ------------------------------------------------------------------ import */
+
+typedef struct pjdl_import_options {
+    size_t struct_size; /* sizeof(pjdl_import_options) */
+    pjdl_copy copy;
+    /* Target: a device (its default memory) or a memory; NULL for both: the
+     * tensor's own device. A target other than the tensor's device needs a
+     * copy. */
+    pjdl_device *device;
+    pjdl_memory *memory;
+    /* The producer's stream: the data is ready when that stream reaches the
+     * point of this call (CreateViewOfDeviceBuffer's stream). */
+    bool has_stream;
+    intptr_t stream;
+} pjdl_import_options;
+
+#define PJDL_IMPORT_OPTIONS_INIT                                                                   \
+    { sizeof(pjdl_import_options), PJDL_COPY_IF_NEEDED, NULL, NULL, false, 0 }
+
+/* Imports a DLPack tensor as a buffer of one of `clients` (the one whose
+ * platform and devices match the tensor's DLDevice). Zero-copy when the
+ * plugin can view the memory (compact row-major or a compact permutation,
+ * aligned to the element size, and writable); otherwise, when `copy` allows
+ * and the memory is host-reachable (kDLCPU, kDLCUDAHost, kDLROCMHost), the
+ * data is copied. ALWAYS always copies.
+ *
+ * Ownership: on success the library owns `tensor` and calls its deleter
+ * exactly once, when PJRT no longer needs the memory (after the view is
+ * destroyed and unpinned, or as soon as a copy is complete). On failure the
+ * caller keeps `tensor`; its deleter is not called. Every field of the
+ * tensor is validated; a bad one is INVALID_ARGUMENT naming it. A read-only
+ * tensor is never viewed as writable: it is copied or refused. */
+PJDL_API pjdl_code pjdl_import(pjdl_client *const *clients, size_t num_clients,
+                               DLManagedTensorVersioned *tensor,
+                               const pjdl_import_options *options, pjdl_buffer **out);
+
+/* The same for the pre-1.0 DLManagedTensor. */
+PJDL_API pjdl_code pjdl_import_legacy(pjdl_client *const *clients, size_t num_clients,
+                                      DLManagedTensor *tensor,
+                                      const pjdl_import_options *options, pjdl_buffer **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PJRT_DLPACK_H_ */

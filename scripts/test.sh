@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs every test. The main build's tests first (C tests, Python tests, the
+# examples), then the C tests again in sanitizer builds, each in its own
+# build directory:
+#   build-asan  AddressSanitizer + UndefinedBehaviorSanitizer, no recovery
+#   build-tsan  ThreadSanitizer, tests labelled "threads" only
+# Each ctest run ends with its summary line; the script fails if any fails.
+set -euo pipefail
+build=${1:-build}
+jobs=$(nproc)
+
+echo "== tests: main build ($build)"
+ctest --test-dir "$build" --output-on-failure -j "$jobs"
+
+if [[ "${PJDL_SKIP_SANITIZERS:-0}" == "1" ]]; then
+    echo "== sanitizer builds skipped (PJDL_SKIP_SANITIZERS=1)"
+    exit 0
+fi
+
+sanitized() {
+    local dir=$1 sanitize=$2
+    shift 2
+    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang \
+        -DPJDL_SANITIZE="$sanitize" -DPJDL_PYTHON=OFF >/dev/null
+    cmake --build "$dir" -j "$jobs" >/dev/null
+}
+
+echo "== tests: AddressSanitizer + UndefinedBehaviorSanitizer (build-asan)"
+sanitized build-asan address,undefined
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE "python|valgrind"
+
+echo "== tests: ThreadSanitizer (build-tsan)"
+sanitized build-tsan thread
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    ctest --test-dir build-tsan --output-on-failure -j "$jobs" -L threads
