@@ -1,0 +1,367 @@
+/* Buffers: shapes, creation, metadata queries, deletion, external
+ * references and data pointers. */
+#include <string.h>
+
+#include "ref_internal.h"
+
+#define INVALID(...) ref_error(PJRT_Error_Code_INVALID_ARGUMENT, __VA_ARGS__)
+
+PJRT_Error *ref_shape_init(ref_shape *shape, const char *fn, PJRT_Buffer_Type type,
+                           const int64_t *dims, size_t num_dims,
+                           const PJRT_Buffer_MemoryLayout *layout) {
+    memset(shape, 0, sizeof(*shape));
+    PJRT_Error *err = ref_type_size(type, fn, &shape->element_size);
+    if (err != NULL)
+        return err;
+    if (num_dims > REF_MAX_DIMS)
+        return INVALID("%s: %zu dimensions; the pjrt_ref plugin supports at most %d", fn, num_dims,
+                       REF_MAX_DIMS);
+    if (num_dims > 0 && dims == NULL)
+        return INVALID("%s: dims is NULL but num_dims is %zu", fn, num_dims);
+    shape->type = type;
+    shape->num_dims = num_dims;
+    size_t elements = 1;
+    bool empty = false;
+    for (size_t i = 0; i < num_dims; i++) {
+        if (dims[i] < 0)
+            return INVALID("%s: dimension %zu is negative (%lld)", fn, i, (long long)dims[i]);
+        shape->dims[i] = dims[i];
+        empty = empty || dims[i] == 0;
+        if (!empty && __builtin_mul_overflow(elements, (uint64_t)dims[i], &elements))
+            return INVALID("%s: the number of elements overflows", fn);
+    }
+    if (empty)
+        elements = 0;
+    size_t bytes;
+    if (__builtin_mul_overflow(elements, shape->element_size, &bytes) || bytes > INT64_MAX)
+        return INVALID("%s: the array's size in bytes overflows", fn);
+    shape->num_elements = elements;
+    shape->size = bytes;
+    if (layout != NULL) {
+        err = ref_layout_parse(layout, fn, shape->dims, num_dims, shape->element_size,
+                               shape->minor_to_major);
+        if (err != NULL)
+            return err;
+    } else {
+        for (size_t i = 0; i < num_dims; i++)
+            shape->minor_to_major[i] = (int64_t)(num_dims - 1 - i);
+    }
+    ref_dense_strides(shape->dims, num_dims, shape->element_size, shape->minor_to_major,
+                      shape->strides);
+    return NULL;
+}
+
+PJRT_Error *ref_buffer_new(ref_memory *memory, const ref_shape *shape, ref_mem *mem,
+                           PJRT_Event *ready, PJRT_Buffer **out) {
+    PJRT_Buffer *b = ref_alloc(memory->client, sizeof(*b));
+    if (b == NULL) {
+        ref_mem_release(mem);
+        ref_event_release(ready);
+        return ref_error_oom("creating a buffer");
+    }
+    b->client = ref_client_retain(memory->client);
+    b->memory = memory;
+    b->type = shape->type;
+    b->element_size = shape->element_size;
+    b->num_dims = shape->num_dims;
+    memcpy(b->dims, shape->dims, sizeof(b->dims));
+    memcpy(b->minor_to_major, shape->minor_to_major, sizeof(b->minor_to_major));
+    memcpy(b->strides, shape->strides, sizeof(b->strides));
+    b->size = shape->size;
+    b->ready = ready;
+    b->mem = mem;
+    pthread_mutex_init(&b->mu, NULL);
+    *out = b;
+    return NULL;
+}
+
+PJRT_Error *ref_check_buffer(PJRT_Buffer *buffer, const char *fn) {
+    if (buffer == NULL)
+        return INVALID("%s: buffer is NULL", fn);
+    return NULL;
+}
+
+static PJRT_Error *deleted_error(const char *fn) {
+    return ref_error(PJRT_Error_Code_FAILED_PRECONDITION,
+                     "%s: the buffer has been deleted (PJRT_Buffer_Delete)", fn);
+}
+
+PJRT_Error *ref_buffer_acquire(PJRT_Buffer *buffer, const char *fn, ref_mem **out) {
+    pthread_mutex_lock(&buffer->mu);
+    ref_mem *mem = buffer->deleted ? NULL : ref_mem_retain(buffer->mem);
+    pthread_mutex_unlock(&buffer->mu);
+    if (mem == NULL)
+        return deleted_error(fn);
+    *out = mem;
+    return NULL;
+}
+
+#define CHECK_BUFFER(args, fn)                                                                     \
+    do {                                                                                           \
+        PJRT_Error *e_ = ref_check_buffer((args)->buffer, fn);                                     \
+        if (e_ != NULL)                                                                            \
+            return e_;                                                                             \
+    } while (0)
+
+/* Drops the buffer's own reference to its storage. The pin (if any) keeps
+ * the storage alive until the external reference count returns to zero. */
+static void buffer_delete(PJRT_Buffer *b) {
+    pthread_mutex_lock(&b->mu);
+    ref_mem *mem = b->mem;
+    b->mem = NULL;
+    b->deleted = true;
+    pthread_mutex_unlock(&b->mu);
+    ref_mem_release(mem);
+}
+
+PJRT_Error *ref_PJRT_Buffer_Destroy(PJRT_Buffer_Destroy_Args *args) {
+    REF_CHECK_ARGS(args, PJRT_Buffer_Destroy_Args);
+    PJRT_Buffer *b = args->buffer;
+    if (b == NULL)
+        return NULL;
+    buffer_delete(b);
+    /* The handle owns its external references: destroying it releases any
+     * that are left, as upstream PJRT does. */
+    ref_mem *pinned = b->pinned;
+    b->pinned = NULL;
+    ref_mem_release(pinned);
+    ref_event_release(b->ready);
+    pthread_mutex_destroy(&b->mu);
+    PJRT_Client *client = b->client;
+    ref_free(client, b);
+    ref_client_release(client);
+    return NULL;
+}
+
+PJRT_Error *ref_PJRT_Buffer_Delete(PJRT_Buffer_Delete_Args *args) {
+    REF_CHECK_ARGS(args, PJRT_Buffer_Delete_Args);
+    CHECK_BUFFER(args, "PJRT_Buffer_Delete");
+    buffer_delete(args->buffer);
+    return NULL;
+}
+
+PJRT_Error *ref_PJRT_Buffer_IsDeleted(PJRT_Buffer_IsDeleted_Args *args) {
+    REF_CHECK_ARGS(args, PJRT_Buffer_IsDeleted_Args);
+    CHECK_BUFFER(args, "PJRT_Buffer_IsDeleted");
+    pthread_mutex_lock(&args->buffer->mu);
+    args->is_deleted = args->buffer->deleted;
+    pthread_mutex_unlock(&args->buffer->mu);
+    return NULL;
+}
+
+PJRT_Error *ref_PJRT_Buffer_ElementType(PJRT_Buffer_ElementType_Args *args) {
+    REF_CHECK_ARGS(args, PJRT_Buffer_ElementType_Args);
+    CHECK_BUFFER(args, "PJRT_Buffer_ElementType");
+    args->type = args->buffer->type;
+    return NULL;
+}
+
+PJRT_Error *ref_PJRT_Buffer_Dimensions(PJRT_Buffer_Dimensions_Args *args) {
+    REF_CHECK_ARGS(args, PJRT_Buffer_Dimensions_Args);
+    CHECK_BUFFER(args, "PJRT_Buffer_Dimensions");
+    args->dims = args->buffer->dims;
+    args->num_dims = args->buffer->num_dims;
+    return NULL;
+}
+
+PJRT_Error *ref_PJRT_Buffer_UnpaddedDimensions(PJRT_Buffer_UnpaddedDimensions_Args *args) {
+    REF_CHECK_ARGS(args, PJRT_Buffer_UnpaddedDimensions_Args);
+    CHECK_BUFFER(args, "PJRT_Buffer_UnpaddedDimensions");
+    args->unpadded_dims = args->buffer->dims;
+    args->num_dims = args->buffer->num_dims;
+    return NULL;
+}
+
+PJRT_Error *
+ref_PJRT_Buffer_DynamicDimensionIndices(PJRT_Buffer_DynamicDimensionIndices_Args *args) {
+    REF_CHECK_ARGS(args, PJRT_Buffer_DynamicDimensionIndices_Args);
+    CHECK_BUFFER(args, "PJRT_Buffer_DynamicDimensionIndices");
+    args->dynamic_dim_indices = NULL;
+    args->num_dynamic_dims = 0;
+    return NULL;
+}
+
+PJRT_Error *ref_PJRT_Buffer_GetMemoryLayout(PJRT_Buffer_GetMemoryLayout_Args *args) {
+    REF_CHECK_ARGS(args, PJRT_Buffer_GetMemoryLayout_Args);
+    CHECK_BUFFER(args, "PJRT_Buffer_GetMemoryLayout");
+    PJRT_Buffer_MemoryLayout *l = &args->layout;
+    memset(l, 0, sizeof(*l));
+    l->struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE;
+    l->type = PJRT_Buffer_MemoryLayout_Type_Tiled;
+    l->tiled.struct_size = PJRT_Buffer_MemoryLayout_Tiled_STRUCT_SIZE;
+    l->tiled.minor_to_major = args->buffer->minor_to_major;
+    l->tiled.minor_to_major_size = args->buffer->num_dims;
+    l->tiled.tile_dims = NULL;
+    l->tiled.tile_dim_sizes = NULL;
+    l->tiled.num_tiles = 0;
+    return NULL;
+}
+
+PJRT_Error *ref_PJRT_Buffer_OnDeviceSizeInBytes(PJRT_Buffer_OnDeviceSizeInBytes_Args *args) {
+    REF_CHECK_ARGS(args, PJRT_Buffer_OnDeviceSizeInBytes_Args);
+    CHECK_BUFFER(args, "PJRT_Buffer_OnDeviceSizeInBytes");
+    args->on_device_size_in_bytes = args->buffer->size;
+    return NULL;
+}
+
+PJRT_Error *ref_PJRT_Buffer_Device(PJRT_Buffer_Device_Args *args) {
+    REF_CHECK_ARGS(args, PJRT_Buffer_Device_Args);
+    CHECK_BUFFER(args, "PJRT_Buffer_Device");
+    args->device = args->buffer->memory->device;
+    return NULL;
+}
+
+PJRT_Error *ref_PJRT_Buffer_Memory(PJRT_Buffer_Memory_Args *args) {
+    REF_CHECK_ARGS(args, PJRT_Buffer_Memory_Args);
+    CHECK_BUFFER(args, "PJRT_Buffer_Memory");
+    args->memory = &args->buffer->memory->base;
+    return NULL;
+}
+
+PJRT_Error *ref_PJRT_Buffer_IsOnCpu(PJRT_Buffer_IsOnCpu_Args *args) {
+    REF_CHECK_ARGS(args, PJRT_Buffer_IsOnCpu_Args);
+    CHECK_BUFFER(args, "PJRT_Buffer_IsOnCpu");
+    args->is_on_cpu = args->buffer->client->platform == REF_PLATFORM_CPU;
+    return NULL;
+}
+
+PJRT_Error *ref_PJRT_Buffer_ReadyEvent(PJRT_Buffer_ReadyEvent_Args *args) {
+    REF_CHECK_ARGS(args, PJRT_Buffer_ReadyEvent_Args);
+    CHECK_BUFFER(args, "PJRT_Buffer_ReadyEvent");
+    PJRT_Buffer *b = args->buffer;
+    pthread_mutex_lock(&b->mu);
+    bool deleted = b->deleted;
+    pthread_mutex_unlock(&b->mu);
+    if (deleted) {
+        /* As the C API documents: a deleted buffer's event is an error. */
+        PJRT_Event *e = ref_event_new_ready(PJRT_Error_Code_FAILED_PRECONDITION,
+                                            "PJRT_Buffer_ReadyEvent: the buffer has been deleted");
+        if (e == NULL)
+            return ref_error_oom("PJRT_Buffer_ReadyEvent");
+        args->event = e;
+        return NULL;
+    }
+    args->event = ref_event_retain(b->ready);
+    return NULL;
+}
+
+static PJRT_Error *data_pointer(PJRT_Buffer *b, const char *fn, void **out) {
+    pthread_mutex_lock(&b->mu);
+    bool deleted = b->deleted;
+    void *p = deleted ? NULL : b->mem->data;
+    pthread_mutex_unlock(&b->mu);
+    if (deleted)
+        return deleted_error(fn);
+    *out = p;
+    return NULL;
+}
+
+PJRT_Error *ref_PJRT_Buffer_UnsafePointer(PJRT_Buffer_UnsafePointer_Args *args) {
+    REF_CHECK_ARGS(args, PJRT_Buffer_UnsafePointer_Args);
+    CHECK_BUFFER(args, "PJRT_Buffer_UnsafePointer");
+    void *p = NULL;
+    PJRT_Error *err = data_pointer(args->buffer, "PJRT_Buffer_UnsafePointer", &p);
+    if (err == NULL)
+        args->buffer_pointer = (uintptr_t)p;
+    return err;
+}
+
+PJRT_Error *ref_PJRT_Buffer_OpaqueDeviceMemoryDataPointer(
+    PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args *args) {
+    REF_CHECK_ARGS(args, PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args);
+    CHECK_BUFFER(args, "PJRT_Buffer_OpaqueDeviceMemoryDataPointer");
+    return data_pointer(args->buffer, "PJRT_Buffer_OpaqueDeviceMemoryDataPointer",
+                        &args->device_memory_ptr);
+}
+
+PJRT_Error *ref_PJRT_Buffer_IncreaseExternalReferenceCount(
+    PJRT_Buffer_IncreaseExternalReferenceCount_Args *args) {
+    REF_CHECK_ARGS(args, PJRT_Buffer_IncreaseExternalReferenceCount_Args);
+    CHECK_BUFFER(args, "PJRT_Buffer_IncreaseExternalReferenceCount");
+    PJRT_Buffer *b = args->buffer;
+    pthread_mutex_lock(&b->mu);
+    bool deleted = b->deleted;
+    if (!deleted) {
+        if (b->external_refs++ == 0)
+            b->pinned = ref_mem_retain(b->mem);
+    }
+    pthread_mutex_unlock(&b->mu);
+    if (deleted)
+        return deleted_error("PJRT_Buffer_IncreaseExternalReferenceCount");
+    return NULL;
+}
+
+PJRT_Error *ref_PJRT_Buffer_DecreaseExternalReferenceCount(
+    PJRT_Buffer_DecreaseExternalReferenceCount_Args *args) {
+    REF_CHECK_ARGS(args, PJRT_Buffer_DecreaseExternalReferenceCount_Args);
+    CHECK_BUFFER(args, "PJRT_Buffer_DecreaseExternalReferenceCount");
+    PJRT_Buffer *b = args->buffer;
+    ref_mem *unpin = NULL;
+    pthread_mutex_lock(&b->mu);
+    bool was_zero = b->external_refs == 0;
+    if (!was_zero && --b->external_refs == 0) {
+        unpin = b->pinned;
+        b->pinned = NULL;
+    }
+    pthread_mutex_unlock(&b->mu);
+    if (was_zero)
+        return ref_error(PJRT_Error_Code_FAILED_PRECONDITION,
+                         "PJRT_Buffer_DecreaseExternalReferenceCount: the external reference "
+                         "count is already zero");
+    /* Outside the lock: this may free the storage or run on_delete. */
+    ref_mem_release(unpin);
+    return NULL;
+}
+
+/* ------------------------------------------------------- creation entries */
+
+/* Resolves the target memory of a creation call: `memory` if given (it must
+ * belong to `device` when both are), else the device's default memory. */
+PJRT_Error *ref_resolve_memory(PJRT_Client *client, PJRT_Device *device, ref_memory *memory,
+                               const char *fn, ref_memory **out);
+PJRT_Error *ref_resolve_memory(PJRT_Client *client, PJRT_Device *device, ref_memory *memory,
+                               const char *fn, ref_memory **out) {
+    PJRT_Error *err;
+    if (memory != NULL) {
+        if ((err = ref_check_memory(client, memory, fn)) != NULL)
+            return err;
+        if (device != NULL && memory->device != device)
+            return INVALID("%s: memory %s is not a memory of device %s", fn, memory->debug_string,
+                           device->description.debug_string);
+        *out = memory;
+        return NULL;
+    }
+    if (device == NULL)
+        return INVALID("%s: neither device nor memory is given", fn);
+    if ((err = ref_check_device(client, device, fn)) != NULL)
+        return err;
+    *out = REF_MEMORY(device->memories[0]);
+    return NULL;
+}
+
+PJRT_Error *
+ref_PJRT_Client_CreateUninitializedBuffer(PJRT_Client_CreateUninitializedBuffer_Args *args) {
+    static const char fn[] = "PJRT_Client_CreateUninitializedBuffer";
+    REF_CHECK_ARGS(args, PJRT_Client_CreateUninitializedBuffer_Args);
+    REF_RETURN_IF_NULL(args->client, fn, "client");
+    ref_memory *memory = NULL;
+    PJRT_Error *err =
+        ref_resolve_memory(args->client, args->device, REF_MEMORY(args->memory), fn, &memory);
+    if (err != NULL)
+        return err;
+    ref_shape shape;
+    err = ref_shape_init(&shape, fn, args->shape_element_type, args->shape_dims,
+                         args->shape_num_dims, args->shape_layout);
+    if (err != NULL)
+        return err;
+    ref_mem *mem;
+    if ((err = ref_mem_alloc(memory, shape.size, &mem)) != NULL)
+        return err;
+    memset(mem->data, 0, shape.size); /* deterministic contents */
+    PJRT_Event *ready = ref_event_new_ready(PJRT_Error_Code_OK, NULL);
+    if (ready == NULL) {
+        ref_mem_release(mem);
+        return ref_error_oom(fn);
+    }
+    return ref_buffer_new(memory, &shape, mem, ready, &args->buffer);
+}

@@ -1,0 +1,333 @@
+/* Element types, layouts, byte strides and the strided copy every transfer
+ * uses. All size arithmetic is overflow checked. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ref_internal.h"
+
+#define INVALID(...) ref_error(PJRT_Error_Code_INVALID_ARGUMENT, __VA_ARGS__)
+
+static const char *const type_names[] = {
+    [PJRT_Buffer_Type_INVALID] = "INVALID",
+    [PJRT_Buffer_Type_PRED] = "PRED",
+    [PJRT_Buffer_Type_S8] = "S8",
+    [PJRT_Buffer_Type_S16] = "S16",
+    [PJRT_Buffer_Type_S32] = "S32",
+    [PJRT_Buffer_Type_S64] = "S64",
+    [PJRT_Buffer_Type_U8] = "U8",
+    [PJRT_Buffer_Type_U16] = "U16",
+    [PJRT_Buffer_Type_U32] = "U32",
+    [PJRT_Buffer_Type_U64] = "U64",
+    [PJRT_Buffer_Type_F16] = "F16",
+    [PJRT_Buffer_Type_F32] = "F32",
+    [PJRT_Buffer_Type_F64] = "F64",
+    [PJRT_Buffer_Type_BF16] = "BF16",
+    [PJRT_Buffer_Type_C64] = "C64",
+    [PJRT_Buffer_Type_C128] = "C128",
+    [PJRT_Buffer_Type_F8E5M2] = "F8E5M2",
+    [PJRT_Buffer_Type_F8E4M3FN] = "F8E4M3FN",
+    [PJRT_Buffer_Type_F8E4M3B11FNUZ] = "F8E4M3B11FNUZ",
+    [PJRT_Buffer_Type_F8E5M2FNUZ] = "F8E5M2FNUZ",
+    [PJRT_Buffer_Type_F8E4M3FNUZ] = "F8E4M3FNUZ",
+    [PJRT_Buffer_Type_S4] = "S4",
+    [PJRT_Buffer_Type_U4] = "U4",
+    [PJRT_Buffer_Type_TOKEN] = "TOKEN",
+    [PJRT_Buffer_Type_S2] = "S2",
+    [PJRT_Buffer_Type_U2] = "U2",
+    [PJRT_Buffer_Type_F8E4M3] = "F8E4M3",
+    [PJRT_Buffer_Type_F8E3M4] = "F8E3M4",
+    [PJRT_Buffer_Type_F8E8M0FNU] = "F8E8M0FNU",
+    [PJRT_Buffer_Type_F4E2M1FN] = "F4E2M1FN",
+    [PJRT_Buffer_Type_S1] = "S1",
+    [PJRT_Buffer_Type_U1] = "U1",
+    [PJRT_Buffer_Type_F6E2M3FN] = "F6E2M3FN",
+    [PJRT_Buffer_Type_F6E3M2FN] = "F6E3M2FN",
+};
+
+const char *ref_type_name(PJRT_Buffer_Type type) {
+    if ((unsigned)type < sizeof(type_names) / sizeof(type_names[0]) && type_names[type] != NULL)
+        return type_names[type];
+    return "unknown";
+}
+
+PJRT_Error *ref_type_size(PJRT_Buffer_Type type, const char *fn, size_t *size) {
+    switch (type) {
+    case PJRT_Buffer_Type_PRED:
+    case PJRT_Buffer_Type_S8:
+    case PJRT_Buffer_Type_U8:
+    case PJRT_Buffer_Type_F8E5M2:
+    case PJRT_Buffer_Type_F8E4M3FN:
+    case PJRT_Buffer_Type_F8E4M3B11FNUZ:
+    case PJRT_Buffer_Type_F8E5M2FNUZ:
+    case PJRT_Buffer_Type_F8E4M3FNUZ:
+    case PJRT_Buffer_Type_F8E4M3:
+    case PJRT_Buffer_Type_F8E3M4:
+    case PJRT_Buffer_Type_F8E8M0FNU:
+        *size = 1;
+        return NULL;
+    case PJRT_Buffer_Type_S16:
+    case PJRT_Buffer_Type_U16:
+    case PJRT_Buffer_Type_F16:
+    case PJRT_Buffer_Type_BF16:
+        *size = 2;
+        return NULL;
+    case PJRT_Buffer_Type_S32:
+    case PJRT_Buffer_Type_U32:
+    case PJRT_Buffer_Type_F32:
+        *size = 4;
+        return NULL;
+    case PJRT_Buffer_Type_S64:
+    case PJRT_Buffer_Type_U64:
+    case PJRT_Buffer_Type_F64:
+    case PJRT_Buffer_Type_C64:
+        *size = 8;
+        return NULL;
+    case PJRT_Buffer_Type_C128:
+        *size = 16;
+        return NULL;
+    case PJRT_Buffer_Type_S4:
+    case PJRT_Buffer_Type_U4:
+    case PJRT_Buffer_Type_S2:
+    case PJRT_Buffer_Type_U2:
+    case PJRT_Buffer_Type_F4E2M1FN:
+    case PJRT_Buffer_Type_S1:
+    case PJRT_Buffer_Type_U1:
+    case PJRT_Buffer_Type_F6E2M3FN:
+    case PJRT_Buffer_Type_F6E3M2FN:
+        return ref_error(PJRT_Error_Code_UNIMPLEMENTED,
+                         "%s: element type %s is smaller than a byte; the pjrt_ref plugin does not "
+                         "support sub-byte element types",
+                         fn, ref_type_name(type));
+    case PJRT_Buffer_Type_INVALID:
+    case PJRT_Buffer_Type_TOKEN:
+        return INVALID("%s: element type %s cannot be stored in a buffer", fn, ref_type_name(type));
+    }
+    return INVALID("%s: unknown element type %d", fn, (int)type);
+}
+
+static bool is_permutation(const int64_t *p, size_t n) {
+    bool seen[REF_MAX_DIMS] = {false};
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] < 0 || (uint64_t)p[i] >= n || seen[p[i]])
+            return false;
+        seen[p[i]] = true;
+    }
+    return true;
+}
+
+/* Derives minor_to_major from byte strides that describe a dense layout. */
+static PJRT_Error *m2m_from_strides(const int64_t *strides, const char *fn, const int64_t *dims,
+                                    size_t n, size_t element_size, int64_t *m2m) {
+    bool used[REF_MAX_DIMS] = {false};
+    size_t count = 0;
+    bool empty = false;
+    for (size_t i = 0; i < n; i++)
+        empty = empty || dims[i] == 0;
+    if (!empty) {
+        int64_t expected = (int64_t)element_size;
+        for (;;) {
+            size_t pick = n;
+            for (size_t i = 0; i < n && pick == n; i++)
+                if (!used[i] && dims[i] > 1 && strides[i] == expected)
+                    pick = i;
+            if (pick == n)
+                break;
+            used[pick] = true;
+            m2m[count++] = (int64_t)pick;
+            expected *= dims[pick]; /* bounded by the checked total size */
+        }
+        for (size_t i = 0; i < n; i++)
+            if (!used[i] && dims[i] > 1)
+                return INVALID("%s: the byte strides of the requested layout do not describe a "
+                               "dense layout (dimension %zu has stride %lld); only permutations "
+                               "of a compact array are supported",
+                               fn, i, (long long)strides[i]);
+    }
+    /* Dimensions of size 0 or 1 go to the major end, in row-major order. */
+    for (size_t i = n; i-- > 0;)
+        if (!used[i])
+            m2m[count++] = (int64_t)i;
+    return NULL;
+}
+
+PJRT_Error *ref_layout_parse(const PJRT_Buffer_MemoryLayout *layout, const char *fn,
+                             const int64_t *dims, size_t n, size_t element_size, int64_t *m2m) {
+    if (layout->struct_size < REF_FIELD_END(PJRT_Buffer_MemoryLayout, type))
+        return INVALID("%s: PJRT_Buffer_MemoryLayout: struct_size %zu is smaller than %zu", fn,
+                       layout->struct_size, REF_FIELD_END(PJRT_Buffer_MemoryLayout, type));
+    if (layout->type == PJRT_Buffer_MemoryLayout_Type_Tiled) {
+        const PJRT_Buffer_MemoryLayout_Tiled *t = &layout->tiled;
+        if (t->minor_to_major_size != n)
+            return INVALID("%s: the layout's minor_to_major has %zu entries; the array has %zu "
+                           "dimensions",
+                           fn, t->minor_to_major_size, n);
+        if (n > 0 && t->minor_to_major == NULL)
+            return INVALID("%s: the layout's minor_to_major is NULL", fn);
+        if (!is_permutation(t->minor_to_major, n))
+            return INVALID("%s: the layout's minor_to_major is not a permutation of 0..%zu", fn,
+                           n ? n - 1 : 0);
+        if (t->num_tiles > 0)
+            return ref_error(PJRT_Error_Code_UNIMPLEMENTED,
+                             "%s: tiled layouts (%zu tiles) are not supported by the pjrt_ref "
+                             "plugin; give minor_to_major without tiles",
+                             fn, t->num_tiles);
+        memcpy(m2m, t->minor_to_major, n * sizeof(int64_t));
+        return NULL;
+    }
+    if (layout->type == PJRT_Buffer_MemoryLayout_Type_Strides) {
+        const PJRT_Buffer_MemoryLayout_Strides *s = &layout->strides;
+        if (s->num_byte_strides != n)
+            return INVALID("%s: the layout has %zu byte strides; the array has %zu dimensions", fn,
+                           s->num_byte_strides, n);
+        if (n > 0 && s->byte_strides == NULL)
+            return INVALID("%s: the layout's byte_strides is NULL", fn);
+        return m2m_from_strides(s->byte_strides, fn, dims, n, element_size, m2m);
+    }
+    return INVALID("%s: unknown memory layout type %d", fn, (int)layout->type);
+}
+
+void ref_dense_strides(const int64_t *dims, size_t n, size_t element_size, const int64_t *m2m,
+                       int64_t *strides) {
+    int64_t s = (int64_t)element_size;
+    for (size_t i = 0; i < n; i++) {
+        strides[m2m[i]] = s;
+        s *= dims[m2m[i]] > 0 ? dims[m2m[i]] : 1;
+    }
+}
+
+PJRT_Error *ref_strides_span(const int64_t *dims, size_t n, size_t element_size,
+                             const int64_t *strides, const char *fn, int64_t *min_offset,
+                             int64_t *max_offset) {
+    int64_t lo = 0, hi = (int64_t)element_size;
+    for (size_t i = 0; i < n; i++) {
+        int64_t extent;
+        if (dims[i] == 0) {
+            *min_offset = 0;
+            *max_offset = 0;
+            return NULL;
+        }
+        if (__builtin_mul_overflow(dims[i] - 1, strides[i], &extent) ||
+            (extent > 0 && __builtin_add_overflow(hi, extent, &hi)) ||
+            (extent < 0 && __builtin_add_overflow(lo, extent, &lo)))
+            return INVALID("%s: byte strides overflow: dimension %zu of size %lld with stride "
+                           "%lld spans more than 2^63 bytes",
+                           fn, i, (long long)dims[i], (long long)strides[i]);
+    }
+    *min_offset = lo;
+    *max_offset = hi;
+    return NULL;
+}
+
+bool ref_strides_disjoint(const int64_t *dims, size_t n, size_t element_size,
+                          const int64_t *strides) {
+    size_t order[REF_MAX_DIMS];
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (dims[i] == 0)
+            return true;
+        if (dims[i] > 1)
+            order[m++] = i;
+    }
+    /* Sort by |stride| ascending; each stride must clear the span of all the
+     * smaller ones. */
+    for (size_t i = 1; i < m; i++)
+        for (size_t j = i; j > 0 && llabs(strides[order[j]]) < llabs(strides[order[j - 1]]); j--) {
+            size_t t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    uint64_t span = element_size;
+    for (size_t i = 0; i < m; i++) {
+        uint64_t s = (uint64_t)llabs(strides[order[i]]);
+        if (s < span)
+            return false;
+        span += s * (uint64_t)(dims[order[i]] - 1); /* spans were checked not to overflow */
+    }
+    return true;
+}
+
+typedef struct {
+    int64_t size, dst, src;
+} copy_dim;
+
+static void copy_element(char *dst, const char *src, size_t es) {
+    switch (es) {
+    case 1:
+        *dst = *src;
+        break;
+    case 2:
+        memcpy(dst, src, 2);
+        break;
+    case 4:
+        memcpy(dst, src, 4);
+        break;
+    case 8:
+        memcpy(dst, src, 8);
+        break;
+    default:
+        memcpy(dst, src, es);
+    }
+}
+
+void ref_strided_copy(char *dst, const int64_t *dst_strides, const char *src,
+                      const int64_t *src_strides, const int64_t *dims, size_t n,
+                      size_t element_size) {
+    copy_dim d[REF_MAX_DIMS];
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (dims[i] == 0)
+            return;
+        if (dims[i] > 1)
+            d[m++] = (copy_dim){dims[i], dst_strides[i], src_strides[i]};
+    }
+    /* Outer to inner by destination stride, so writes are sequential. */
+    for (size_t i = 1; i < m; i++)
+        for (size_t j = i; j > 0 && llabs(d[j].dst) > llabs(d[j - 1].dst); j--) {
+            copy_dim t = d[j];
+            d[j] = d[j - 1];
+            d[j - 1] = t;
+        }
+    /* Merge a dimension into its inner neighbour when both sides are
+     * contiguous across them. */
+    for (size_t i = m; i-- > 1;) {
+        copy_dim *outer = &d[i - 1], *inner = &d[i];
+        if (outer->dst == inner->dst * inner->size && outer->src == inner->src * inner->size) {
+            inner->size *= outer->size;
+            memmove(&d[i - 1], &d[i], (m - i) * sizeof(copy_dim));
+            m--;
+        }
+    }
+    int64_t es = (int64_t)element_size;
+    int64_t inner_size = m > 0 ? d[m - 1].size : 1;
+    int64_t inner_dst = m > 0 ? d[m - 1].dst : es;
+    int64_t inner_src = m > 0 ? d[m - 1].src : es;
+    bool contiguous = inner_dst == es && inner_src == es;
+    size_t outer = m > 0 ? m - 1 : 0;
+    int64_t idx[REF_MAX_DIMS] = {0};
+    for (;;) {
+        if (contiguous) {
+            memcpy(dst, src, (size_t)(inner_size * es));
+        } else {
+            char *dp = dst;
+            const char *sp = src;
+            for (int64_t i = 0; i < inner_size; i++, dp += inner_dst, sp += inner_src)
+                copy_element(dp, sp, element_size);
+        }
+        /* Advance the outer index like an odometer. */
+        size_t level = outer;
+        while (level > 0) {
+            copy_dim *c = &d[level - 1];
+            if (++idx[level - 1] < c->size) {
+                dst += c->dst;
+                src += c->src;
+                break;
+            }
+            idx[level - 1] = 0;
+            dst -= c->dst * (c->size - 1);
+            src -= c->src * (c->size - 1);
+            level--;
+        }
+        if (level == 0)
+            return;
+    }
+}

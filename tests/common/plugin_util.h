@@ -1,0 +1,353 @@
+/*
+ * Helpers for the tests of the reference PJRT plugin: they load
+ * libpjrt_ref.so with dlopen from $PJRT_REF_PLUGIN, exactly as a user would,
+ * and wrap the most common calls. Every helper fails the current cmocka test
+ * on an unexpected error.
+ */
+#ifndef PJDL_TESTS_PLUGIN_UTIL_H
+#define PJDL_TESTS_PLUGIN_UTIL_H
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pjrt_dlpack/pjrt_abi.h"
+#include "pjrt_ref_ext.h"
+
+/* The plugin's table, loaded once per test process. */
+static const PJRT_Api *pu_api;
+static const PJRT_Ref_Extension *pu_ext;
+static const PJRT_Stream_Extension *pu_stream_ext;
+static void *pu_handle;
+
+static inline const PJRT_Api *pu_load(void) {
+    if (pu_api != NULL)
+        return pu_api;
+    const char *path = getenv("PJRT_REF_PLUGIN");
+    if (path == NULL) {
+        fprintf(stderr, "PJRT_REF_PLUGIN is not set\n");
+        abort();
+    }
+    void *handle = pu_handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
+        abort();
+    }
+    const PJRT_Api *(*get)(void) = (const PJRT_Api *(*)(void))dlsym(handle, "GetPjrtApi");
+    if (get == NULL) {
+        fprintf(stderr, "GetPjrtApi not found in %s\n", path);
+        abort();
+    }
+    pu_api = get();
+    for (PJRT_Extension_Base *e = pu_api->extension_start; e != NULL; e = e->next) {
+        if (e->type == PJRT_REF_EXTENSION_TYPE)
+            pu_ext = (const PJRT_Ref_Extension *)e;
+        if (e->type == PJRT_Extension_Type_Stream)
+            pu_stream_ext = (const PJRT_Stream_Extension *)e;
+    }
+    return pu_api;
+}
+
+/* Closes the plugin (so valgrind sees no loader allocations left). */
+static inline void pu_unload(void) {
+    if (pu_handle != NULL)
+        dlclose(pu_handle);
+    pu_handle = NULL;
+    pu_api = NULL;
+    pu_ext = NULL;
+    pu_stream_ext = NULL;
+}
+
+/* ------------------------------------------------------------------ errors */
+
+static inline PJRT_Error_Code pu_code(PJRT_Error *err) {
+    PJRT_Error_GetCode_Args a = {.struct_size = PJRT_Error_GetCode_Args_STRUCT_SIZE, .error = err};
+    PJRT_Error *e2 = pu_api->PJRT_Error_GetCode(&a);
+    assert_null(e2);
+    return a.code;
+}
+
+/* Copies the message into a static buffer (valid until the next call). */
+static inline const char *pu_message(PJRT_Error *err) {
+    static _Thread_local char buf[1024];
+    PJRT_Error_Message_Args a = {.struct_size = PJRT_Error_Message_Args_STRUCT_SIZE, .error = err};
+    pu_api->PJRT_Error_Message(&a);
+    size_t n = a.message_size < sizeof(buf) - 1 ? a.message_size : sizeof(buf) - 1;
+    memcpy(buf, a.message, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+static inline void pu_free_error(PJRT_Error *err) {
+    PJRT_Error_Destroy_Args a = {.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE, .error = err};
+    pu_api->PJRT_Error_Destroy(&a);
+}
+
+/* Fails the test with the error's message if err is not NULL. */
+#define PU_OK(expr)                                                                                \
+    do {                                                                                           \
+        PJRT_Error *pu_e_ = (expr);                                                                \
+        if (pu_e_ != NULL) {                                                                       \
+            fail_msg("%s failed: %s", #expr, pu_message(pu_e_));                                   \
+        }                                                                                          \
+    } while (0)
+
+/* Asserts that err has `code` and that its message contains `needle`, then
+ * frees it. */
+#define PU_EXPECT_ERROR(expr, code, needle)                                                        \
+    do {                                                                                           \
+        PJRT_Error *pu_e_ = (expr);                                                                \
+        if (pu_e_ == NULL)                                                                         \
+            fail_msg("%s succeeded; expected error code %d", #expr, (int)(code));                  \
+        const char *pu_m_ = pu_message(pu_e_);                                                     \
+        if (pu_code(pu_e_) != (code))                                                              \
+            fail_msg("%s: code %d, expected %d (%s)", #expr, (int)pu_code(pu_e_), (int)(code),     \
+                     pu_m_);                                                                       \
+        if (strstr(pu_m_, (needle)) == NULL)                                                       \
+            fail_msg("%s: message '%s' does not contain '%s'", #expr, pu_m_, (needle));            \
+        pu_free_error(pu_e_);                                                                      \
+    } while (0)
+
+/* ------------------------------------------------------------------ client */
+
+static inline PJRT_NamedValue pu_opt_string(const char *name, const char *value) {
+    PJRT_NamedValue v = {.struct_size = PJRT_NamedValue_STRUCT_SIZE,
+                         .name = name,
+                         .name_size = strlen(name),
+                         .type = PJRT_NamedValue_kString,
+                         .string_value = value,
+                         .value_size = strlen(value)};
+    return v;
+}
+
+static inline PJRT_NamedValue pu_opt_int(const char *name, int64_t value) {
+    PJRT_NamedValue v = {.struct_size = PJRT_NamedValue_STRUCT_SIZE,
+                         .name = name,
+                         .name_size = strlen(name),
+                         .type = PJRT_NamedValue_kInt64,
+                         .int64_value = value,
+                         .value_size = 1};
+    return v;
+}
+
+static inline PJRT_Error *pu_try_client(const PJRT_NamedValue *opts, size_t n, PJRT_Client **out) {
+    PJRT_Client_Create_Args a = {.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE,
+                                 .create_options = opts,
+                                 .num_options = n};
+    PJRT_Error *err = pu_load()->PJRT_Client_Create(&a);
+    *out = a.client;
+    return err;
+}
+
+static inline PJRT_Client *pu_client(const PJRT_NamedValue *opts, size_t n) {
+    PJRT_Client *c = NULL;
+    PU_OK(pu_try_client(opts, n, &c));
+    assert_non_null(c);
+    return c;
+}
+
+static inline PJRT_Client *pu_cpu_client(void) {
+    PJRT_NamedValue o = pu_opt_string("platform", "cpu");
+    return pu_client(&o, 1);
+}
+
+static inline PJRT_Client *pu_xpu_client(int64_t delay_us) {
+    PJRT_NamedValue o[2] = {pu_opt_string("platform", "xpu"),
+                            pu_opt_int("transfer_delay_us", delay_us)};
+    return pu_client(o, 2);
+}
+
+static inline int64_t pu_live(PJRT_Client *client) {
+    PJRT_Ref_LiveAllocations_Args a = {.struct_size = PJRT_Ref_LiveAllocations_Args_STRUCT_SIZE,
+                                       .client = client};
+    PU_OK(pu_ext->live_allocations(&a));
+    return a.client_allocations;
+}
+
+static inline int64_t pu_live_process(void) {
+    PJRT_Ref_LiveAllocations_Args a = {.struct_size = PJRT_Ref_LiveAllocations_Args_STRUCT_SIZE};
+    PU_OK(pu_ext->live_allocations(&a));
+    return a.process_allocations;
+}
+
+/* Destroys a client after asserting none of its buffers leaked. */
+static inline void pu_destroy_client(PJRT_Client *client) {
+    assert_int_equal(pu_live(client), 0);
+    PJRT_Client_Destroy_Args a = {.struct_size = PJRT_Client_Destroy_Args_STRUCT_SIZE,
+                                  .client = client};
+    PU_OK(pu_api->PJRT_Client_Destroy(&a));
+}
+
+static inline PJRT_Device *pu_device(PJRT_Client *client, size_t i) {
+    PJRT_Client_Devices_Args a = {.struct_size = PJRT_Client_Devices_Args_STRUCT_SIZE,
+                                  .client = client};
+    PU_OK(pu_api->PJRT_Client_Devices(&a));
+    assert_true(i < a.num_devices);
+    return a.devices[i];
+}
+
+/* The memory of `device` whose kind is `kind`. */
+static inline PJRT_Memory *pu_memory(PJRT_Device *device, const char *kind) {
+    PJRT_Device_AddressableMemories_Args a = {
+        .struct_size = PJRT_Device_AddressableMemories_Args_STRUCT_SIZE, .device = device};
+    PU_OK(pu_api->PJRT_Device_AddressableMemories(&a));
+    for (size_t i = 0; i < a.num_memories; i++) {
+        PJRT_Memory_Kind_Args k = {.struct_size = PJRT_Memory_Kind_Args_STRUCT_SIZE,
+                                   .memory = a.memories[i]};
+        PU_OK(pu_api->PJRT_Memory_Kind(&k));
+        if (k.kind_size == strlen(kind) && memcmp(k.kind, kind, k.kind_size) == 0)
+            return a.memories[i];
+    }
+    fail_msg("no memory of kind %s", kind);
+    return NULL;
+}
+
+/* ----------------------------------------------------------------- buffers */
+
+static inline PJRT_Client_BufferFromHostBuffer_Args pu_h2d_args(PJRT_Client *client,
+                                                                const void *data,
+                                                                PJRT_Buffer_Type type,
+                                                                const int64_t *dims, size_t n) {
+    PJRT_Client_BufferFromHostBuffer_Args a = {
+        .struct_size = PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE,
+        .client = client,
+        .data = data,
+        .type = type,
+        .dims = dims,
+        .num_dims = n,
+        .host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall,
+        .device = pu_device(client, 0)};
+    return a;
+}
+
+static inline void pu_destroy_event(PJRT_Event *e) {
+    PJRT_Event_Destroy_Args a = {.struct_size = PJRT_Event_Destroy_Args_STRUCT_SIZE, .event = e};
+    PU_OK(pu_api->PJRT_Event_Destroy(&a));
+}
+
+static inline PJRT_Error *pu_await(PJRT_Event *e) {
+    PJRT_Event_Await_Args a = {.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE, .event = e};
+    return pu_api->PJRT_Event_Await(&a);
+}
+
+static inline bool pu_is_ready(PJRT_Event *e) {
+    PJRT_Event_IsReady_Args a = {.struct_size = PJRT_Event_IsReady_Args_STRUCT_SIZE, .event = e};
+    PU_OK(pu_api->PJRT_Event_IsReady(&a));
+    return a.is_ready;
+}
+
+/* Runs a BufferFromHostBuffer call, awaits and frees its done event; the
+ * buffer may not be ready yet (xpu). */
+static inline PJRT_Buffer *pu_h2d_async(PJRT_Client_BufferFromHostBuffer_Args *a) {
+    PU_OK(pu_api->PJRT_Client_BufferFromHostBuffer(a));
+    assert_non_null(a->buffer);
+    assert_non_null(a->done_with_host_buffer);
+    PU_OK(pu_await(a->done_with_host_buffer));
+    pu_destroy_event(a->done_with_host_buffer);
+    return a->buffer;
+}
+
+static inline PJRT_Event *pu_ready_event(PJRT_Buffer *b);
+
+/* Like pu_h2d_async, then waits until the buffer is ready. */
+static inline PJRT_Buffer *pu_h2d(PJRT_Client_BufferFromHostBuffer_Args *a) {
+    PJRT_Buffer *b = pu_h2d_async(a);
+    PJRT_Event *ready = pu_ready_event(b);
+    PU_OK(pu_await(ready));
+    pu_destroy_event(ready);
+    return b;
+}
+
+/* A row-major f32 buffer on device 0 of `client`. */
+static inline PJRT_Buffer *pu_f32(PJRT_Client *client, const float *data, const int64_t *dims,
+                                  size_t n) {
+    PJRT_Client_BufferFromHostBuffer_Args a =
+        pu_h2d_args(client, data, PJRT_Buffer_Type_F32, dims, n);
+    return pu_h2d(&a);
+}
+
+static inline void pu_destroy_buffer(PJRT_Buffer *b) {
+    PJRT_Buffer_Destroy_Args a = {.struct_size = PJRT_Buffer_Destroy_Args_STRUCT_SIZE, .buffer = b};
+    PU_OK(pu_api->PJRT_Buffer_Destroy(&a));
+}
+
+static inline PJRT_Error *pu_delete_buffer(PJRT_Buffer *b) {
+    PJRT_Buffer_Delete_Args a = {.struct_size = PJRT_Buffer_Delete_Args_STRUCT_SIZE, .buffer = b};
+    return pu_api->PJRT_Buffer_Delete(&a);
+}
+
+static inline PJRT_Error *pu_pin(PJRT_Buffer *b) {
+    PJRT_Buffer_IncreaseExternalReferenceCount_Args a = {
+        .struct_size = PJRT_Buffer_IncreaseExternalReferenceCount_Args_STRUCT_SIZE, .buffer = b};
+    return pu_api->PJRT_Buffer_IncreaseExternalReferenceCount(&a);
+}
+
+static inline PJRT_Error *pu_unpin(PJRT_Buffer *b) {
+    PJRT_Buffer_DecreaseExternalReferenceCount_Args a = {
+        .struct_size = PJRT_Buffer_DecreaseExternalReferenceCount_Args_STRUCT_SIZE, .buffer = b};
+    return pu_api->PJRT_Buffer_DecreaseExternalReferenceCount(&a);
+}
+
+static inline void *pu_pointer(PJRT_Buffer *b) {
+    PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args a = {
+        .struct_size = PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args_STRUCT_SIZE, .buffer = b};
+    PU_OK(pu_api->PJRT_Buffer_OpaqueDeviceMemoryDataPointer(&a));
+    return a.device_memory_ptr;
+}
+
+static inline PJRT_Event *pu_ready_event(PJRT_Buffer *b) {
+    PJRT_Buffer_ReadyEvent_Args a = {.struct_size = PJRT_Buffer_ReadyEvent_Args_STRUCT_SIZE,
+                                     .buffer = b};
+    PU_OK(pu_api->PJRT_Buffer_ReadyEvent(&a));
+    return a.event;
+}
+
+/* Copies a buffer to host with an optional host layout; returns the event's
+ * error (NULL on success). */
+static inline PJRT_Error *pu_to_host(PJRT_Buffer *b, void *dst, size_t size,
+                                     PJRT_Buffer_MemoryLayout *layout) {
+    PJRT_Buffer_ToHostBuffer_Args a = {.struct_size = PJRT_Buffer_ToHostBuffer_Args_STRUCT_SIZE,
+                                       .src = b,
+                                       .host_layout = layout,
+                                       .dst = dst,
+                                       .dst_size = size};
+    PJRT_Error *err = pu_api->PJRT_Buffer_ToHostBuffer(&a);
+    if (err != NULL)
+        return err;
+    assert_non_null(a.event);
+    err = pu_await(a.event);
+    pu_destroy_event(a.event);
+    return err;
+}
+
+/* A view with an on_delete counter. */
+static inline void pu_count_delete(void *ptr, void *arg) {
+    (void)ptr;
+    __atomic_fetch_add((int *)arg, 1, __ATOMIC_SEQ_CST);
+}
+
+static inline PJRT_Client_CreateViewOfDeviceBuffer_Args pu_view_args(PJRT_Client *client, void *ptr,
+                                                                     PJRT_Buffer_Type type,
+                                                                     const int64_t *dims, size_t n,
+                                                                     int *deleted) {
+    PJRT_Client_CreateViewOfDeviceBuffer_Args a = {
+        .struct_size = PJRT_Client_CreateViewOfDeviceBuffer_Args_STRUCT_SIZE,
+        .client = client,
+        .device_buffer_ptr = ptr,
+        .dims = dims,
+        .num_dims = n,
+        .element_type = type,
+        .device = pu_device(client, 0),
+        .on_delete_callback = deleted ? pu_count_delete : NULL,
+        .on_delete_callback_arg = deleted};
+    return a;
+}
+
+#endif
