@@ -1,5 +1,7 @@
-/* Validation and layout analysis of DLPack tensors, and the strided copy
- * kernel. Pure functions: no plugin, no allocation. */
+/* Validation and layout analysis of DLPack tensors (layout.c), the strided
+ * copy kernel (strided_copy.c), and PJRT memory layouts as strides. Pure
+ * functions: no plugin, no allocation, no global state; safe from any
+ * thread. */
 #ifndef PJDL_SRC_LAYOUT_H_
 #define PJDL_SRC_LAYOUT_H_
 
@@ -44,37 +46,59 @@ typedef struct pjdl_layout {
      * otherwise. Format for users as "%s (dimension %d)". */
     const char *why_strided;
     int32_t why_dim;
-    /* data + byte_offset is aligned to elem_size. */
+    /* data + byte_offset is a multiple of elem_size's largest power-of-two
+     * divisor (elem_size itself for 1, 2, 4, 8, 16). */
     bool aligned;
 } pjdl_layout;
 
-/* Validates every field of `t` that describes memory — ndim (0..PJDL_MAX_RANK),
- * shape (non-negative), strides (any sign; NULL means C order), dtype (lanes
- * 1, a known code, bits a positive multiple of 8, or bool 8), byte_offset,
- * data (non-NULL unless the tensor is zero-size), and all size arithmetic
- * (no overflow of int64 / size_t) — and fills *out. Does not look at the
- * device. On a bad field returns INVALID_ARGUMENT with pjdl_fail naming the
- * field and the value; UNIMPLEMENTED for a valid dtype the library does not
- * support (lanes > 1, sub-byte types). */
+/* Validates every field of `t` that describes memory and fills *out:
+ *  - ndim: 0..PJDL_MAX_RANK; shape: non-NULL when ndim > 0, entries >= 0;
+ *  - dtype: see pjdl_dl_dtype_check (dtype.h): a known code, lanes 1, bits a
+ *    positive multiple of 8 (bool and float8 exactly 8);
+ *  - strides: any sign, NULL meaning C order; extent-1 dimensions' strides
+ *    are ignored by the classification;
+ *  - byte_offset <= INT64_MAX; data non-NULL unless the tensor is zero-size;
+ *  - sizes: on success these fit in int64 and may be computed without
+ *    checks: nbytes, every byte_strides[i], shape[i] * byte_strides[i], lo,
+ *    hi and hi - lo; and data + byte_offset + [lo, hi) does not wrap around
+ *    the address space.
+ * Does not look at the device. Errors: INVALID_ARGUMENT naming the field and
+ * its value ("shape[2] is -3: dimensions must be non-negative");
+ * UNIMPLEMENTED for a valid dtype the library does not support (lanes > 1,
+ * sub-byte types). *out is untouched on failure. Sets the thread's error only
+ * on failure. */
 pjdl_code pjdl_tensor_check(const DLTensor *t, pjdl_layout *out);
 
-/* Copies the tensor described by (`src` = data + byte_offset, `layout`) into
- * `dst` as a compact row-major array of layout->nbytes bytes. Fast for the
- * common cases: contiguous (one memcpy), and transpositions (cache-blocked).
- * Callers guarantee the memory is valid. */
+/* Copies the tensor described by `layout` (from pjdl_tensor_check) whose
+ * element 0 is at `src` (data + byte_offset) into `dst`, compact row-major,
+ * layout->nbytes bytes. Reads exactly the bytes [src + lo, src + hi) may
+ * hold; neither pointer needs any alignment; the two must not overlap.
+ * Contiguous data is one memcpy; transpositions use a cache-blocked kernel
+ * (about 0.4x memcpy bandwidth for a 4096 x 4096 f32 transpose), anything
+ * else copies the innermost contiguous runs with memcpy or gathers. Copies
+ * of 8 MiB and more write with non-temporal stores where aligned. */
 void pjdl_strided_copy(void *dst, const void *src, const pjdl_layout *layout);
 
 /* Compact C-order byte strides of dims (ndim entries) with elem_size bytes per
- * element; false on overflow. */
+ * element into byte_strides. A zero extent counts as 1 so that no stride is
+ * 0. false on a negative dim, ndim out of range or overflow. */
 bool pjdl_compact_strides(const int64_t *dims, int32_t ndim, size_t elem_size,
                           int64_t *byte_strides);
 
 /* Interprets a PJRT_Buffer_MemoryLayout for a buffer of `dims` (ndim) and
- * element size `elem_size` as DLPack element strides (not bytes): a strided
- * layout, or a tiled layout without real tiles (no tiles, or tiles that do
- * not change the order in memory). Returns INVALID_ARGUMENT when the layout
- * contradicts the dimensions (bad permutation, wrong count), UNIMPLEMENTED
- * when it is tiled in a way DLPack cannot express (message says so). */
+ * element size `elem_size` as DLPack element strides (not bytes) into
+ * `strides` (ndim entries, untouched on failure):
+ *  - NULL layout: the default, compact C order;
+ *  - strided: byte strides divided by elem_size (any sign); a stride that is
+ *    not a multiple of elem_size is UNIMPLEMENTED;
+ *  - tiled: the order minor_to_major when there are no tiles or the tiles do
+ *    not change where any element lives (e.g. (8,128) tiles on a (16,128)
+ *    array, or one tile holding the whole array with padding at the end).
+ * INVALID_ARGUMENT when the layout contradicts itself or the dimensions
+ * (minor_to_major not a permutation of 0..ndim-1, a count other than ndim,
+ * NULL arrays, tile sizes <= 0 other than -1); UNIMPLEMENTED "tiled layout
+ * (...) cannot be expressed in DLPack" for real tiling (and for combined
+ * tile dimensions, -1). */
 pjdl_code pjdl_layout_to_strides(const PJRT_Buffer_MemoryLayout *layout, const int64_t *dims,
                                  int32_t ndim, size_t elem_size, int64_t *strides);
 

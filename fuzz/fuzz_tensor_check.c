@@ -1,0 +1,205 @@
+/* libFuzzer target: pjdl_tensor_check on arbitrary DLTensor metadata, and
+ * pjdl_strided_copy on every tensor it accepts, with real memory behind it.
+ *
+ * Input format (missing bytes read as 0):
+ *   ndim selector (1 byte): < 0xF8: ndim = value % 7; else one of the
+ *       out-of-range or extreme values in `odd_ndims`;
+ *   dtype: code (1), bits (1), lanes (2, little-endian);
+ *   flags (1): 1 strides NULL, 2 data NULL, 4 shape NULL, 8 raw byte_offset;
+ *   byte_offset: 8 raw bytes with flag 8, else 1 byte (0..63);
+ *   shape: ndim entries, each 1 byte: < 0xC0: value % 9, < 0xF0: 9 to 150,
+ *       else an escape (raw 8 bytes, -1, INT64_MAX, ...);
+ *   strides: ndim entries, each 1 byte: < 0xF0: value - 0x70 (-112..127),
+ *       else an escape.
+ *
+ * For accepted metadata whose span is small, the tensor is rebuilt over a
+ * real buffer (byte_offset chosen so that the lowest byte touched is the
+ * buffer's first), checked again, copied, and the copy compared element by
+ * element with a naive walk. Everything else must be rejected with
+ * INVALID_ARGUMENT or UNIMPLEMENTED and a message. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "layout.h"
+
+#define MAX_SPAN ((int64_t)1 << 18)
+#define MAX_DIMS 130
+
+typedef struct {
+    const uint8_t *p;
+    size_t n;
+} reader;
+
+static uint8_t u8(reader *r) {
+    if (r->n == 0)
+        return 0;
+    r->n--;
+    return *r->p++;
+}
+
+static uint64_t u64(reader *r) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)u8(r) << (8 * i);
+    return v;
+}
+
+static int64_t escape(reader *r, uint8_t b) {
+    switch (b) {
+    case 0xF0:
+        return (int64_t)u64(r);
+    case 0xF1:
+        return -1;
+    case 0xF2:
+        return INT64_MAX;
+    case 0xF3:
+        return INT64_MIN;
+    case 0xF4:
+        return (int64_t)1 << 31;
+    case 0xF5:
+        return (int64_t)1 << 62;
+    case 0xF6:
+        return (int64_t)1 << 40;
+    case 0xF7:
+        return -((int64_t)1 << 40);
+    default:
+        return 1000 + b;
+    }
+}
+
+static int64_t dim(reader *r) {
+    uint8_t b = u8(r);
+    if (b < 0xC0)
+        return b % 9;
+    return b < 0xF0 ? 9 + (b - 0xC0) * 3 : escape(r, b); /* 9..150, for the tiled kernels */
+}
+
+static int64_t stride(reader *r) {
+    uint8_t b = u8(r);
+    return b < 0xF0 ? (int64_t)b - 0x70 : escape(r, b);
+}
+
+static void fail(const char *what) {
+    fprintf(stderr, "fuzz_tensor_check: %s (last error: %s)\n", what, pjdl_last_error());
+    abort();
+}
+
+/* Properties every accepted layout has. */
+static void check_invariants(const pjdl_layout *l) {
+    if ((uint64_t)l->nbytes != l->num_elements * l->elem_size)
+        fail("nbytes != num_elements * elem_size");
+    if (l->num_elements == 0) {
+        if (l->lo != 0 || l->hi != 0 || l->kind != PJDL_LAYOUT_ROW_MAJOR)
+            fail("zero-size tensor not empty row-major");
+        return;
+    }
+    if (l->lo > 0 || l->hi < (int64_t)l->elem_size)
+        fail("bad extent");
+    if ((l->kind == PJDL_LAYOUT_STRIDED) != (l->why_strided != NULL))
+        fail("why_strided inconsistent with kind");
+    if (l->kind != PJDL_LAYOUT_STRIDED) {
+        /* Compact: the span is exactly the data. */
+        if (l->lo != 0 || l->hi != (int64_t)l->nbytes)
+            fail("compact layout with a span other than nbytes");
+        uint64_t seen = 0;
+        bool c_order = true;
+        for (int32_t i = 0; i < l->ndim; i++) {
+            int64_t d = l->minor_to_major[i];
+            if (d < 0 || d >= l->ndim || (seen >> d & 1))
+                fail("minor_to_major is not a permutation");
+            seen |= (uint64_t)1 << d;
+            if (d != l->ndim - 1 - i)
+                c_order = false;
+        }
+        if (c_order != (l->kind == PJDL_LAYOUT_ROW_MAJOR))
+            fail("kind disagrees with minor_to_major");
+    }
+}
+
+/* Rebuilds `t` over real memory, copies it, and compares. */
+static void copy_and_compare(DLTensor t, const pjdl_layout *first) {
+    int64_t span = first->hi - first->lo;
+    if (first->num_elements == 0 || span > MAX_SPAN || (int64_t)first->nbytes > MAX_SPAN)
+        return;
+    unsigned char *src = malloc((size_t)span);
+    unsigned char *dst = malloc(first->nbytes);
+    if (src == NULL || dst == NULL)
+        abort();
+    for (int64_t i = 0; i < span; i++)
+        src[i] = (unsigned char)(i * 31 + 7);
+    t.data = src;
+    t.byte_offset = (uint64_t)-first->lo;
+    pjdl_layout l;
+    if (pjdl_tensor_check(&t, &l) != PJDL_OK)
+        fail("accepted metadata rejected over real memory");
+    if (l.kind != first->kind || l.nbytes != first->nbytes || l.lo != first->lo ||
+        l.hi != first->hi)
+        fail("layout depends on the data address");
+    pjdl_strided_copy(dst, src - first->lo, &l);
+
+    /* Naive walk over (at most) a few thousand evenly spread elements. */
+    uint64_t step = l.num_elements / 4096 + 1;
+    for (uint64_t lin = 0; lin < l.num_elements; lin += step) {
+        uint64_t rest = lin;
+        int64_t off = -first->lo;
+        for (int32_t i = l.ndim - 1; i >= 0; i--) {
+            uint64_t ext = (uint64_t)l.shape[i];
+            off += (int64_t)(rest % ext) * l.byte_strides[i];
+            rest /= ext;
+        }
+        if (off < 0 || off + (int64_t)l.elem_size > span)
+            fail("element outside the span");
+        if (memcmp(dst + lin * l.elem_size, src + off, l.elem_size) != 0)
+            fail("copied element differs");
+    }
+    free(src);
+    free(dst);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    static const int32_t odd_ndims[8] = {-1, -128, 64, 65, 127, INT32_MIN, 7, 100};
+    static _Alignas(64) unsigned char probe[64];
+    reader r = {data, size};
+
+    uint8_t sel = u8(&r);
+    int32_t ndim = sel < 0xF8 ? sel % 7 : odd_ndims[sel - 0xF8];
+    DLTensor t;
+    memset(&t, 0, sizeof t);
+    t.device.device_type = kDLCPU;
+    t.ndim = ndim;
+    t.dtype.code = u8(&r);
+    t.dtype.bits = u8(&r);
+    t.dtype.lanes = (uint16_t)(u8(&r) | u8(&r) << 8);
+    uint8_t flags = u8(&r);
+    t.byte_offset = (flags & 8) ? u64(&r) : u8(&r) % 64;
+
+    int64_t shape[MAX_DIMS], strides[MAX_DIMS];
+    int32_t stored = ndim < 0 ? 0 : ndim > MAX_DIMS ? MAX_DIMS : ndim;
+    for (int32_t i = 0; i < stored; i++)
+        shape[i] = dim(&r);
+    for (int32_t i = 0; i < stored; i++)
+        strides[i] = stride(&r);
+    /* ndim beyond what is stored is always rejected before shape is read. */
+    t.shape = (flags & 4) ? NULL : shape;
+    t.strides = (flags & 1) ? NULL : strides;
+    t.data = (flags & 2) ? NULL : probe;
+
+    pjdl_clear_error();
+    pjdl_layout l;
+    pjdl_code code = pjdl_tensor_check(&t, &l);
+    if (code != PJDL_OK) {
+        if (code != PJDL_INVALID_ARGUMENT && code != PJDL_UNIMPLEMENTED)
+            fail("unexpected error code");
+        if (pjdl_last_error()[0] == '\0')
+            fail("error without a message");
+        return 0;
+    }
+    if (ndim < 0 || ndim > PJDL_MAX_RANK)
+        fail("bad ndim accepted");
+    check_invariants(&l);
+    copy_and_compare(t, &l);
+    return 0;
+}

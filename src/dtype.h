@@ -1,0 +1,28 @@
+/* Element types: DLPack dtypes, PJRT element types, and the names used for
+ * both in error messages. The public half (pjdl_dtype_from_pjrt and friends)
+ * is declared in pjrt_dlpack.h. */
+#ifndef PJDL_SRC_DTYPE_H_
+#define PJDL_SRC_DTYPE_H_
+
+#include <stddef.h>
+
+#include "pjrt_dlpack.h"
+
+/* Room for any string pjdl_dl_dtype_format writes. */
+#define PJDL_DTYPE_NAME_MAX 48
+
+/* Checks that `dtype` describes whole bytes of memory: a known type code,
+ * lanes 1, bits a positive multiple of 8 (bool exactly 8, float8 codes
+ * exactly 8). On success *elem_size is bits / 8. INVALID_ARGUMENT for values
+ * no DLPack producer may use (unknown code, 0 bits or lanes, bool of 16
+ * bits, ...); UNIMPLEMENTED for valid dtypes the library does not handle
+ * (lanes > 1, sub-byte types such as int4 or float4_e2m1fn). The message
+ * names the dtype. Does not clear or set anything on success. */
+pjdl_code pjdl_dl_dtype_check(DLDataType dtype, size_t *elem_size);
+
+/* Writes a readable name of `dtype` into buf (PJDL_DTYPE_NAME_MAX bytes):
+ * "float32", "bfloat16", "bool", "float8_e4m3fn", "int4", "float32x4" for
+ * lanes, "dtype(code=99, bits=8, lanes=1)" for unknown codes. Returns buf. */
+const char *pjdl_dl_dtype_format(DLDataType dtype, char *buf);
+
+#endif

@@ -1,0 +1,430 @@
+/* Validation and classification of DLPack tensor layouts, and the
+ * interpretation of PJRT memory layouts as strides. The copy kernel lives in
+ * strided_copy.c. */
+#include "layout.h"
+
+#include <string.h>
+
+#include "dtype.h"
+#include "error.h"
+
+/* Reasons a layout needs a copy (pjdl_layout.why_strided). */
+static const char why_broadcast[] = "a dimension has a zero (broadcast) stride";
+static const char why_negative[] = "a dimension has a negative stride";
+static const char why_overlap[] = "strides overlap: distinct indices share memory";
+static const char why_gaps[] = "strides leave gaps: the elements are not contiguous";
+
+bool pjdl_compact_strides(const int64_t *dims, int32_t ndim, size_t elem_size,
+                          int64_t *byte_strides) {
+    if (ndim < 0 || ndim > PJDL_MAX_RANK || elem_size > (size_t)INT64_MAX)
+        return false;
+    int64_t stride = (int64_t)elem_size;
+    for (int32_t i = ndim - 1; i >= 0; i--) {
+        if (dims[i] < 0)
+            return false;
+        byte_strides[i] = stride;
+        /* A zero extent counts as one, so no stride becomes 0 (which would
+         * read as a broadcast). The total size is not needed. */
+        if (i > 0 && __builtin_mul_overflow(stride, dims[i] > 0 ? dims[i] : 1, &stride))
+            return false;
+    }
+    return true;
+}
+
+/* Sets C order in m2m (ndim-1, ..., 0). */
+static void c_order(int64_t *m2m, int32_t ndim) {
+    for (int32_t i = 0; i < ndim; i++)
+        m2m[i] = ndim - 1 - i;
+}
+
+/* Fills l->kind, minor_to_major and why_* for a tensor with elements, whose
+ * byte strides and extents are already validated. */
+static void classify(pjdl_layout *l) {
+    const int32_t n = l->ndim;
+    int32_t big[PJDL_MAX_RANK]; /* dimensions of extent > 1 */
+    int32_t nbig = 0;
+    l->kind = PJDL_LAYOUT_ROW_MAJOR;
+    l->why_strided = NULL;
+    l->why_dim = -1;
+    c_order(l->minor_to_major, n);
+
+    for (int32_t i = 0; i < n; i++) {
+        if (l->shape[i] <= 1)
+            continue;
+        big[nbig++] = i;
+        if (l->byte_strides[i] == 0 || l->byte_strides[i] < 0) {
+            l->kind = PJDL_LAYOUT_STRIDED;
+            l->why_strided = l->byte_strides[i] == 0 ? why_broadcast : why_negative;
+            l->why_dim = i;
+            return;
+        }
+    }
+    /* Sort by stride, ascending (insertion sort: at most 64 entries). Equal
+     * strides can only mean overlap, which the walk below reports. */
+    for (int32_t a = 1; a < nbig; a++) {
+        int32_t d = big[a], b = a;
+        for (; b > 0 && l->byte_strides[big[b - 1]] > l->byte_strides[d]; b--)
+            big[b] = big[b - 1];
+        big[b] = d;
+    }
+    /* Compact iff each stride is the previous one times its extent. */
+    int64_t expect = (int64_t)l->elem_size;
+    for (int32_t k = 0; k < nbig; k++) {
+        int32_t d = big[k];
+        if (l->byte_strides[d] != expect) {
+            l->kind = PJDL_LAYOUT_STRIDED;
+            l->why_strided = l->byte_strides[d] < expect ? why_overlap : why_gaps;
+            l->why_dim = d;
+            return;
+        }
+        /* Cannot overflow: expect * extent <= hi - lo, already checked. */
+        expect *= l->shape[d];
+    }
+
+    /* Major-to-minor order: the big dimensions by decreasing stride, with the
+     * extent-1 dimensions merged in by index, so that C order comes out
+     * whenever the big dimensions are in C order. */
+    int64_t major[PJDL_MAX_RANK];
+    int32_t m = 0, b = nbig - 1, unit = 0;
+    while (m < n) {
+        while (unit < n && l->shape[unit] > 1)
+            unit++;
+        if (unit < n && (b < 0 || unit < big[b])) {
+            major[m++] = unit++;
+        } else {
+            major[m++] = big[b--];
+        }
+    }
+    bool c = true;
+    for (int32_t i = 0; i < n; i++) {
+        l->minor_to_major[i] = major[n - 1 - i];
+        if (major[i] != i)
+            c = false;
+    }
+    l->kind = c ? PJDL_LAYOUT_ROW_MAJOR : PJDL_LAYOUT_PERMUTED;
+}
+
+/* Validates the shape into l->shape and l->num_elements. */
+static pjdl_code check_shape(const DLTensor *t, pjdl_layout *l) {
+    if (t->ndim < 0 || t->ndim > PJDL_MAX_RANK)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "ndim is %d: must be between 0 and %d", t->ndim,
+                         PJDL_MAX_RANK);
+    l->ndim = t->ndim;
+    if (t->ndim > 0 && t->shape == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "shape is NULL but ndim is %d", t->ndim);
+    int64_t count = 1;
+    bool overflow = false;
+    for (int32_t i = 0; i < t->ndim; i++) {
+        int64_t d = t->shape[i];
+        if (d < 0)
+            return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                             "shape[%d] is %lld: dimensions must be non-negative", i, (long long)d);
+        l->shape[i] = d;
+        if (!overflow && __builtin_mul_overflow(count, d, &count))
+            overflow = true;
+    }
+    /* A zero anywhere makes the product 0 even if a prefix overflowed. */
+    for (int32_t i = 0; i < t->ndim; i++)
+        if (t->shape[i] == 0) {
+            count = 0;
+            overflow = false;
+        }
+    if (overflow)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                         "shape: the number of elements overflows int64 (ndim %d)", t->ndim);
+    l->num_elements = (uint64_t)count;
+    return PJDL_OK;
+}
+
+/* Validates strides into l->byte_strides. */
+static pjdl_code check_strides(const DLTensor *t, pjdl_layout *l) {
+    int64_t es = (int64_t)l->elem_size;
+    if (t->strides == NULL) {
+        if (!pjdl_compact_strides(l->shape, l->ndim, l->elem_size, l->byte_strides))
+            return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                             "shape: the compact strides of the shape overflow int64");
+        return PJDL_OK;
+    }
+    for (int32_t i = 0; i < l->ndim; i++) {
+        if (__builtin_mul_overflow(t->strides[i], es, &l->byte_strides[i]))
+            return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                             "strides[%d] is %lld: times the element size %lld it overflows "
+                             "int64",
+                             i, (long long)t->strides[i], (long long)es);
+    }
+    return PJDL_OK;
+}
+
+/* Computes [lo, hi) and checks the address range, for a tensor with
+ * elements. */
+static pjdl_code check_extent(const DLTensor *t, pjdl_layout *l) {
+    int64_t lo = 0, hi = (int64_t)l->elem_size;
+    for (int32_t i = 0; i < l->ndim; i++) {
+        if (l->shape[i] <= 1)
+            continue;
+        int64_t span, whole;
+        /* shape * stride is checked too, so callers may compute it. */
+        bool bad = __builtin_mul_overflow(l->shape[i], l->byte_strides[i], &whole) ||
+                   __builtin_mul_overflow(l->shape[i] - 1, l->byte_strides[i], &span);
+        if (!bad)
+            bad = span < 0 ? __builtin_add_overflow(lo, span, &lo)
+                           : __builtin_add_overflow(hi, span, &hi);
+        if (bad)
+            return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                             "strides[%d] is %lld: with shape[%d] = %lld the tensor spans more "
+                             "than int64 bytes",
+                             i, (long long)(l->byte_strides[i] / (int64_t)l->elem_size), i,
+                             (long long)l->shape[i]);
+    }
+    int64_t span;
+    if (__builtin_sub_overflow(hi, lo, &span))
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "strides: the tensor spans more than int64 bytes");
+    l->lo = lo;
+    l->hi = hi;
+    /* The bytes touched, [base + lo, base + hi), must not wrap around. */
+    uintptr_t base = (uintptr_t)t->data, end;
+    if (__builtin_add_overflow(base, (uintptr_t)t->byte_offset, &base) ||
+        (uintptr_t)0 - (uintptr_t)lo > base || __builtin_add_overflow(base, (uintptr_t)hi, &end))
+        return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                         "byte_offset is %llu: data + byte_offset and the strides reach outside "
+                         "the address space",
+                         (unsigned long long)t->byte_offset);
+    return PJDL_OK;
+}
+
+pjdl_code pjdl_tensor_check(const DLTensor *t, pjdl_layout *out) {
+    if (t == NULL || out == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_tensor_check: %s is NULL",
+                         t == NULL ? "tensor" : "out");
+    pjdl_layout l;
+    memset(&l, 0, sizeof l);
+    pjdl_code code = check_shape(t, &l);
+    if (code != PJDL_OK)
+        return code;
+    code = pjdl_dl_dtype_check(t->dtype, &l.elem_size);
+    if (code != PJDL_OK)
+        return code;
+    int64_t nbytes;
+    if (__builtin_mul_overflow((int64_t)l.num_elements, (int64_t)l.elem_size, &nbytes))
+        return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                         "shape: %llu elements of %zu bytes overflow int64 bytes",
+                         (unsigned long long)l.num_elements, l.elem_size);
+    l.nbytes = (size_t)nbytes;
+    code = check_strides(t, &l);
+    if (code != PJDL_OK)
+        return code;
+    if (t->byte_offset > (uint64_t)INT64_MAX)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "byte_offset is %llu: larger than INT64_MAX",
+                         (unsigned long long)t->byte_offset);
+
+    uintptr_t addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
+    size_t align = l.elem_size & (~l.elem_size + 1); /* lowest set bit */
+    l.aligned = addr % align == 0;
+    if (l.num_elements == 0) {
+        l.kind = PJDL_LAYOUT_ROW_MAJOR;
+        l.why_strided = NULL;
+        l.why_dim = -1;
+        l.lo = l.hi = 0;
+        c_order(l.minor_to_major, l.ndim);
+        *out = l;
+        return PJDL_OK;
+    }
+    if (t->data == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "data is NULL for a tensor of %llu elements",
+                         (unsigned long long)l.num_elements);
+    code = check_extent(t, &l);
+    if (code != PJDL_OK)
+        return code;
+    classify(&l);
+    *out = l;
+    return PJDL_OK;
+}
+
+/* ------------------------------------------------------ PJRT layouts */
+
+/* Element strides for the order minor_to_major; INVALID_ARGUMENT on
+ * overflow. */
+static pjdl_code strides_from_order(const int64_t *m2m, const int64_t *dims, int32_t ndim,
+                                    int64_t *strides) {
+    int64_t s = 1;
+    for (int32_t i = 0; i < ndim; i++) {
+        int64_t d = m2m[i];
+        strides[d] = s;
+        if (__builtin_mul_overflow(s, dims[d] > 0 ? dims[d] : 1, &s))
+            return pjdl_fail(PJDL_INVALID_ARGUMENT, "layout: the strides of the shape overflow");
+    }
+    return PJDL_OK;
+}
+
+/* The largest physical rank tiling may produce; more is refused. */
+#define MAX_TILED_RANK (4 * PJDL_MAX_RANK)
+
+/* Checks whether one tile `tile` (k sizes) applied to the physical shape
+ * phys (np extents, major to minor) keeps the elements in row-major order of
+ * the shape (padding at the very end is allowed), and if so replaces phys
+ * with the tiled shape for the next tile. */
+static pjdl_code apply_tile(int64_t *phys, size_t *np, const int64_t *tile, size_t k, size_t t) {
+    for (size_t j = 0; j < k; j++) {
+        if (tile[j] == -1)
+            return pjdl_fail(PJDL_UNIMPLEMENTED,
+                             "tiled layout (tile %zu combines dimensions) cannot be expressed in "
+                             "DLPack",
+                             t);
+        if (tile[j] <= 0)
+            return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                             "layout: tile %zu has dimension %zu of size %lld: must be positive", t,
+                             j, (long long)tile[j]);
+    }
+    if (k + *np > MAX_TILED_RANK || k > MAX_TILED_RANK / 2)
+        return pjdl_fail(PJDL_UNIMPLEMENTED,
+                         "tiled layout with %zu tile dimensions cannot be expressed in DLPack", k);
+    /* A tile of more dimensions than the shape sees leading 1s. */
+    if (k > *np) {
+        size_t extra = k - *np;
+        memmove(phys + extra, phys, *np * sizeof *phys);
+        for (size_t i = 0; i < extra; i++)
+            phys[i] = 1;
+        *np = k;
+    }
+    size_t first = *np - k; /* position of tile[0] in phys */
+    /* q: the most major extent > 1. */
+    size_t q = *np;
+    for (size_t i = 0; i < *np; i++)
+        if (phys[i] > 1) {
+            q = i;
+            break;
+        }
+    /* Leading tile sizes of 1 change nothing; j0 is the first that may. The
+     * tiling keeps row-major order iff the j0 dimension is split into
+     * whole tiles (or is the most major extent > 1, so padding lands at the
+     * end), and every later tiled dimension fits in a single tile: exactly
+     * when something more major has extent > 1, at most when nothing
+     * does. */
+    size_t j0 = 0;
+    while (j0 < k && tile[j0] == 1)
+        j0++;
+    for (size_t j = j0; j < k && q < *np; j++) {
+        size_t pos = first + j;
+        bool ok;
+        if (j == j0)
+            ok = pos <= q || phys[pos] % tile[j] == 0;
+        else if (pos > q)
+            ok = tile[j] == phys[pos];
+        else
+            ok = pos < q || tile[j] >= phys[pos];
+        if (!ok)
+            return pjdl_fail(PJDL_UNIMPLEMENTED,
+                             "tiled layout (tile %zu reorders elements) cannot be expressed in "
+                             "DLPack",
+                             t);
+    }
+    /* The tiled shape: outer dims, tile counts, tile sizes. */
+    for (size_t j = 0; j < k; j++) {
+        int64_t e = phys[first + j];
+        phys[first + j] = e / tile[j] + (e % tile[j] != 0);
+        phys[*np + j] = tile[j];
+    }
+    *np += k;
+    return PJDL_OK;
+}
+
+static pjdl_code tiled_to_strides(const PJRT_Buffer_MemoryLayout_Tiled *tl, const int64_t *dims,
+                                  int32_t ndim, int64_t *strides) {
+    if (tl->minor_to_major_size != (size_t)ndim)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                         "layout: minor_to_major has %zu entries for %d dimensions",
+                         tl->minor_to_major_size, ndim);
+    if (ndim > 0 && tl->minor_to_major == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "layout: minor_to_major is NULL");
+    uint64_t seen = 0;
+    for (int32_t i = 0; i < ndim; i++) {
+        int64_t d = tl->minor_to_major[i];
+        if (d < 0 || d >= ndim || (seen >> d & 1))
+            return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                             "layout: minor_to_major[%d] is %lld: not a permutation of 0..%d", i,
+                             (long long)d, ndim - 1);
+        seen |= (uint64_t)1 << d;
+    }
+    if (tl->num_tiles > 0) {
+        if (tl->tile_dim_sizes == NULL || tl->tile_dims == NULL)
+            return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                             "layout: %zu tiles but tile_dims or tile_dim_sizes is NULL",
+                             tl->num_tiles);
+        bool empty = false;
+        for (int32_t i = 0; i < ndim; i++)
+            if (dims[i] == 0)
+                empty = true;
+        int64_t phys[MAX_TILED_RANK];
+        size_t np = (size_t)ndim, offset = 0;
+        for (int32_t i = 0; i < ndim; i++)
+            phys[i] = dims[tl->minor_to_major[ndim - 1 - i]];
+        for (size_t t = 0; t < tl->num_tiles; t++) {
+            size_t k = tl->tile_dim_sizes[t];
+            if (k > MAX_TILED_RANK)
+                return pjdl_fail(PJDL_UNIMPLEMENTED,
+                                 "tiled layout with %zu tile dimensions cannot be expressed in "
+                                 "DLPack",
+                                 k);
+            const int64_t *tile = tl->tile_dims + offset;
+            offset += k;
+            if (empty)
+                continue; /* no data: any tiling is trivially satisfied */
+            pjdl_code code = apply_tile(phys, &np, tile, k, t);
+            if (code != PJDL_OK)
+                return code;
+        }
+    }
+    return strides_from_order(tl->minor_to_major, dims, ndim, strides);
+}
+
+pjdl_code pjdl_layout_to_strides(const PJRT_Buffer_MemoryLayout *layout, const int64_t *dims,
+                                 int32_t ndim, size_t elem_size, int64_t *strides) {
+    if (ndim < 0 || ndim > PJDL_MAX_RANK)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "layout: ndim is %d: must be between 0 and %d",
+                         ndim, PJDL_MAX_RANK);
+    if (ndim > 0 && (dims == NULL || strides == NULL))
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "layout: dims or strides is NULL");
+    for (int32_t i = 0; i < ndim; i++)
+        if (dims[i] < 0)
+            return pjdl_fail(PJDL_INVALID_ARGUMENT, "layout: dims[%d] is %lld: must be >= 0", i,
+                             (long long)dims[i]);
+    if (elem_size == 0 || elem_size > (size_t)INT64_MAX)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "layout: element size is %zu", elem_size);
+
+    int64_t m2m[PJDL_MAX_RANK];
+    c_order(m2m, ndim);
+    if (layout == NULL)
+        return strides_from_order(m2m, dims, ndim, strides);
+
+    switch (layout->type) {
+    case PJRT_Buffer_MemoryLayout_Type_Strides: {
+        const PJRT_Buffer_MemoryLayout_Strides *sl = &layout->strides;
+        if (sl->num_byte_strides != (size_t)ndim)
+            return pjdl_fail(PJDL_INVALID_ARGUMENT, "layout: %zu byte strides for %d dimensions",
+                             sl->num_byte_strides, ndim);
+        if (ndim > 0 && sl->byte_strides == NULL)
+            return pjdl_fail(PJDL_INVALID_ARGUMENT, "layout: byte_strides is NULL");
+        int64_t tmp[PJDL_MAX_RANK];
+        for (int32_t i = 0; i < ndim; i++) {
+            int64_t bs = sl->byte_strides[i];
+            if (bs % (int64_t)elem_size != 0)
+                return pjdl_fail(PJDL_UNIMPLEMENTED,
+                                 "layout: byte stride %lld of dimension %d is not a multiple of "
+                                 "the element size %zu, which DLPack cannot express",
+                                 (long long)bs, i, elem_size);
+            tmp[i] = bs / (int64_t)elem_size;
+        }
+        if (ndim > 0)
+            memcpy(strides, tmp, (size_t)ndim * sizeof *strides);
+        return PJDL_OK;
+    }
+    case PJRT_Buffer_MemoryLayout_Type_Tiled: {
+        int64_t tmp[PJDL_MAX_RANK];
+        pjdl_code code = tiled_to_strides(&layout->tiled, dims, ndim, tmp);
+        if (code == PJDL_OK && ndim > 0)
+            memcpy(strides, tmp, (size_t)ndim * sizeof *strides);
+        return code;
+    }
+    }
+    return pjdl_fail(PJDL_INVALID_ARGUMENT, "layout: unknown layout type %d", (int)layout->type);
+}

@@ -1,0 +1,215 @@
+/* The platform registry (see platform.h). */
+#include "platform.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "error.h"
+
+typedef struct {
+    const char *name;
+    DLDeviceType device;
+    DLDeviceType host;
+} platform_entry;
+
+/* What every process knows without being told. */
+static const platform_entry builtin_platforms[] = {
+    {"cpu", kDLCPU, kDLCPU},       {"cuda", kDLCUDA, kDLCUDAHost},  {"rocm", kDLROCM, kDLROCMHost},
+    {"xpu", kDLOneAPI, kDLCPU},    {"oneapi", kDLOneAPI, kDLCPU},   {"sycl", kDLOneAPI, kDLCPU},
+    {"metal", kDLMetal, kDLCPU},   {"vulkan", kDLVulkan, kDLCPU},   {"opencl", kDLOpenCL, kDLCPU},
+    {"webgpu", kDLWebGPU, kDLCPU}, {"hexagon", kDLHexagon, kDLCPU}, {"maia", kDLMAIA, kDLCPU},
+    {"trn", kDLTrn, kDLCPU},
+};
+
+/* Registered platforms, newest registration of a name wins (a replacement
+ * overwrites the entry in place). Names are owned copies. */
+static pthread_rwlock_t registry_lock = PTHREAD_RWLOCK_INITIALIZER;
+static platform_entry *registered;
+static size_t num_registered, cap_registered;
+
+/* Frees the registrations when the library is unloaded, so that leak checkers
+ * see nothing. Lookups after this still see the built-ins. */
+__attribute__((destructor)) static void registry_free(void) {
+    pthread_rwlock_wrlock(&registry_lock);
+    for (size_t i = 0; i < num_registered; i++)
+        free((char *)registered[i].name);
+    free(registered);
+    registered = NULL;
+    num_registered = cap_registered = 0;
+    pthread_rwlock_unlock(&registry_lock);
+}
+
+bool pjdl_dl_device_type_valid(DLDeviceType type) {
+    switch (type) {
+    case kDLCPU:
+    case kDLCUDA:
+    case kDLCUDAHost:
+    case kDLOpenCL:
+    case kDLVulkan:
+    case kDLMetal:
+    case kDLVPI:
+    case kDLROCM:
+    case kDLROCMHost:
+    case kDLExtDev:
+    case kDLCUDAManaged:
+    case kDLOneAPI:
+    case kDLWebGPU:
+    case kDLHexagon:
+    case kDLMAIA:
+    case kDLTrn:
+        return true;
+    }
+    return false;
+}
+
+const char *pjdl_dl_device_type_name(DLDeviceType type) {
+    switch (type) {
+    case kDLCPU:
+        return "kDLCPU";
+    case kDLCUDA:
+        return "kDLCUDA";
+    case kDLCUDAHost:
+        return "kDLCUDAHost";
+    case kDLOpenCL:
+        return "kDLOpenCL";
+    case kDLVulkan:
+        return "kDLVulkan";
+    case kDLMetal:
+        return "kDLMetal";
+    case kDLVPI:
+        return "kDLVPI";
+    case kDLROCM:
+        return "kDLROCM";
+    case kDLROCMHost:
+        return "kDLROCMHost";
+    case kDLExtDev:
+        return "kDLExtDev";
+    case kDLCUDAManaged:
+        return "kDLCUDAManaged";
+    case kDLOneAPI:
+        return "kDLOneAPI";
+    case kDLWebGPU:
+        return "kDLWebGPU";
+    case kDLHexagon:
+        return "kDLHexagon";
+    case kDLMAIA:
+        return "kDLMAIA";
+    case kDLTrn:
+        return "kDLTrn";
+    }
+    return "unknown device type";
+}
+
+bool pjdl_dl_device_type_host_reachable(DLDeviceType type) {
+    return type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost;
+}
+
+/* Finds `name` among the registrations; call with the lock held. */
+static const platform_entry *find_registered(const char *name) {
+    for (size_t i = 0; i < num_registered; i++)
+        if (strcasecmp(registered[i].name, name) == 0)
+            return &registered[i];
+    return NULL;
+}
+
+static const platform_entry *find_builtin(const char *name) {
+    for (size_t i = 0; i < sizeof builtin_platforms / sizeof builtin_platforms[0]; i++)
+        if (strcasecmp(builtin_platforms[i].name, name) == 0)
+            return &builtin_platforms[i];
+    return NULL;
+}
+
+pjdl_code pjdl_platform_lookup(const char *name, DLDeviceType *device, DLDeviceType *host) {
+    if (name == NULL || name[0] == '\0')
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "platform name is %s",
+                         name == NULL ? "NULL" : "empty");
+    platform_entry found = {NULL, kDLCPU, kDLCPU};
+    pthread_rwlock_rdlock(&registry_lock);
+    const platform_entry *e = find_registered(name);
+    if (e != NULL)
+        found = *e;
+    pthread_rwlock_unlock(&registry_lock);
+    if (e == NULL) {
+        e = find_builtin(name);
+        if (e == NULL)
+            return pjdl_fail(PJDL_UNIMPLEMENTED,
+                             "platform '%s' is not known; call pjdl_register_platform", name);
+        found = *e;
+    }
+    if (device != NULL)
+        *device = found.device;
+    if (host != NULL)
+        *host = found.host;
+    return PJDL_OK;
+}
+
+pjdl_code pjdl_register_platform(const char *platform_name, DLDeviceType device_type,
+                                 DLDeviceType host_memory_type) {
+    pjdl_clear_error();
+    if (platform_name == NULL || platform_name[0] == '\0')
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_register_platform: platform_name is %s",
+                         platform_name == NULL ? "NULL" : "empty");
+    if (!pjdl_dl_device_type_valid(device_type))
+        return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                         "pjdl_register_platform: device_type is %d: not a DLPack device type",
+                         (int)device_type);
+    if (!pjdl_dl_device_type_valid(host_memory_type))
+        return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                         "pjdl_register_platform: host_memory_type is %d: not a DLPack device "
+                         "type",
+                         (int)host_memory_type);
+
+    /* Allocate outside the lock; most registrations are new names. */
+    char *copy = strdup(platform_name);
+    if (copy == NULL)
+        return pjdl_fail(PJDL_RESOURCE_EXHAUSTED, "pjdl_register_platform: out of memory");
+
+    pjdl_code code = PJDL_OK;
+    pthread_rwlock_wrlock(&registry_lock);
+    platform_entry *e = (platform_entry *)find_registered(platform_name);
+    if (e != NULL) {
+        e->device = device_type;
+        e->host = host_memory_type;
+    } else {
+        if (num_registered == cap_registered) {
+            size_t cap = cap_registered ? cap_registered * 2 : 8;
+            platform_entry *grown = realloc(registered, cap * sizeof *grown);
+            if (grown == NULL) {
+                code = pjdl_fail(PJDL_RESOURCE_EXHAUSTED, "pjdl_register_platform: out of memory");
+                goto unlock;
+            }
+            registered = grown;
+            cap_registered = cap;
+        }
+        registered[num_registered++] = (platform_entry){copy, device_type, host_memory_type};
+        copy = NULL;
+    }
+unlock:
+    pthread_rwlock_unlock(&registry_lock);
+    free(copy);
+    return code;
+}
+
+pjdl_code pjdl_platform_dl_type(const char *platform_name, const char *memory_kind,
+                                DLDeviceType *out) {
+    pjdl_clear_error();
+    if (out == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_platform_dl_type: out is NULL");
+    if (platform_name == NULL || platform_name[0] == '\0')
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_platform_dl_type: platform_name is %s",
+                         platform_name == NULL ? "NULL" : "empty");
+    /* Unpinned host memory is ordinary CPU memory whatever the platform, known
+     * or not. */
+    if (memory_kind != NULL && strcmp(memory_kind, "unpinned_host") == 0) {
+        *out = kDLCPU;
+        return PJDL_OK;
+    }
+    DLDeviceType device, host;
+    pjdl_code code = pjdl_platform_lookup(platform_name, &device, &host);
+    if (code != PJDL_OK)
+        return code;
+    *out = memory_kind != NULL && strcmp(memory_kind, "pinned_host") == 0 ? host : device;
+    return PJDL_OK;
+}
