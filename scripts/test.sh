@@ -3,7 +3,8 @@
 # examples), then the C tests again in sanitizer builds, each in its own
 # build directory:
 #   build-asan  AddressSanitizer + UndefinedBehaviorSanitizer, no recovery
-#   build-tsan  ThreadSanitizer, tests labelled "threads" only
+#   build-tsan  ThreadSanitizer: the plugin tests and every test labelled
+#               "threads" or "stream"
 # Each ctest run ends with its summary line; the script fails if any fails.
 set -euo pipefail
 build=${1:-build}
@@ -33,4 +34,4 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 echo "== tests: ThreadSanitizer (build-tsan)"
 sanitized build-tsan thread
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-    ctest --test-dir build-tsan --output-on-failure -j "$jobs" -L threads
+    ctest --test-dir build-tsan --output-on-failure -j "$jobs" -L "threads|stream|plugin"
