@@ -3,5 +3,7 @@
 set -euo pipefail
 build=${1:-build}
 plugin="$build/plugin/libpjrt_ref.so"
-echo "== pjrt-demo: the reference plugin through the raw PJRT C API"
-"$build/examples/pjrt-demo" "$plugin" cpu
+for platform in cpu xpu; do
+    echo "== pjrt-demo: the reference plugin, platform $platform, through the raw PJRT C API"
+    "$build/examples/pjrt-demo" "$plugin" "$platform"
+done
