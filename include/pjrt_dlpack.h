@@ -110,11 +110,18 @@ PJDL_API pjdl_code pjdl_plugin_find(const char *name, const char **path);
 
 /* Wraps a PJRT_Api that some framework already loaded and initialized. The
  * table must stay valid while the returned plugin lives; it is not
- * initialized again. On success *out is owned. */
+ * initialized again, and a later pjdl_plugin_load of the same library (same
+ * table) does not initialize it either. The table's major version must equal
+ * PJRT_API_MAJOR (else FAILED_PRECONDITION); INVALID_ARGUMENT when it is too
+ * short to hold the error functions or they are NULL. On success *out is
+ * owned. */
 PJDL_API pjdl_code pjdl_plugin_from_api(const PJRT_Api *api, pjdl_plugin **out);
 
 /* Adds / drops a reference. The library is dlclose()d when the last reference
- * (including those held by clients and buffers) goes away. NULL is a no-op. */
+ * (including those held by clients and buffers) goes away. PJRT_Plugin_Initialize
+ * runs once per loaded copy of a library: if someone else still holds the
+ * library when our last reference goes, it stays loaded for the rest of the
+ * process so that it is never initialized twice. NULL is a no-op. */
 PJDL_API void pjdl_plugin_retain(pjdl_plugin *plugin);
 PJDL_API void pjdl_plugin_release(pjdl_plugin *plugin);
 
@@ -187,8 +194,7 @@ PJDL_API pjdl_code pjdl_client_create(pjdl_plugin *plugin, const pjdl_option *op
 /* Wraps a PJRT client someone else owns; it is never destroyed by this
  * library, and must outlive the returned object and everything made from
  * it. On success *out is owned. */
-PJDL_API pjdl_code pjdl_client_wrap(pjdl_plugin *plugin, PJRT_Client *client,
-                                    pjdl_client **out);
+PJDL_API pjdl_code pjdl_client_wrap(pjdl_plugin *plugin, PJRT_Client *client, pjdl_client **out);
 
 PJDL_API void pjdl_client_retain(pjdl_client *client);
 PJDL_API void pjdl_client_release(pjdl_client *client);
@@ -235,8 +241,8 @@ PJDL_API pjdl_code pjdl_device_dl(const pjdl_device *device, const pjdl_memory *
 
 /* The reverse: the device and memory of `client` whose DLDevice is `dl`.
  * Either out-pointer may be NULL. NOT_FOUND when the client has none. */
-PJDL_API pjdl_code pjdl_client_find_dl(const pjdl_client *client, DLDevice dl,
-                                       pjdl_device **device, pjdl_memory **memory);
+PJDL_API pjdl_code pjdl_client_find_dl(const pjdl_client *client, DLDevice dl, pjdl_device **device,
+                                       pjdl_memory **memory);
 
 /* The stream handle on which the device's external ready events are placed
  * (the stream extension's get_stream). UNIMPLEMENTED when the plugin has no
@@ -289,16 +295,21 @@ typedef struct pjdl_buffer pjdl_buffer;
 
 /* Copies a host array into a new buffer in `memory` (NULL: the default
  * memory of the client's first device). `byte_strides` may be NULL (compact
- * row-major) or give one stride per dimension, in bytes, any sign. `data` is
- * no longer needed when the call returns; the buffer may not be ready yet.
- * On success *out is owned. */
+ * row-major) or give one stride per dimension, in bytes, as the plugin
+ * accepts them. `data` is no longer needed when the call returns (the call
+ * waits for the plugin's done_with_host_buffer event when the plugin only
+ * offers asynchronous host reads; that wait ignores the wait timeout); the
+ * buffer may not be ready yet. `data` may be NULL for a zero-size array. At
+ * most 64 dimensions. On success *out is owned. */
 PJDL_API pjdl_code pjdl_buffer_from_host(pjdl_client *client, const void *data,
-                                         PJRT_Buffer_Type type, const int64_t *dims,
-                                         size_t ndim, const int64_t *byte_strides,
-                                         pjdl_memory *memory, pjdl_buffer **out);
+                                         PJRT_Buffer_Type type, const int64_t *dims, size_t ndim,
+                                         const int64_t *byte_strides, pjdl_memory *memory,
+                                         pjdl_buffer **out);
 
 /* Copies the buffer's contents, compact row-major, into `dst`, which holds
- * `dst_size` bytes (at least pjdl_buffer_size_bytes). Waits until done. */
+ * `dst_size` bytes (at least pjdl_buffer_size_bytes). Waits until done
+ * (honouring the client's wait timeout). FAILED_PRECONDITION after a delete
+ * or a transfer-mode export. */
 PJDL_API pjdl_code pjdl_buffer_to_host(pjdl_buffer *buffer, void *dst, size_t dst_size);
 
 /* Adopts a PJRT_Buffer created by someone else on `client`: the library
@@ -323,7 +334,9 @@ PJDL_API pjdl_code pjdl_buffer_delete(pjdl_buffer *buffer);
 /* True after pjdl_buffer_delete or a transfer-mode export. */
 PJDL_API bool pjdl_buffer_is_deleted(pjdl_buffer *buffer);
 
-/* Blocks until the buffer's data is ready; the ready event's error, if any. */
+/* Blocks until the buffer's data is ready; the ready event's error, if any,
+ * or DEADLINE_EXCEEDED after the client's wait timeout. A buffer once known
+ * ready is not waited for again. */
 PJDL_API pjdl_code pjdl_buffer_await(pjdl_buffer *buffer);
 
 /* Metadata read from the plugin once, when the buffer was made. The pointers
@@ -340,7 +353,7 @@ PJDL_API size_t pjdl_buffer_size_bytes(const pjdl_buffer *buffer);
 PJDL_API pjdl_code pjdl_buffer_dl_device(const pjdl_buffer *buffer, DLDevice *out);
 
 /* The address of the buffer's data on its device (OpaqueDeviceMemoryDataPointer,
- * else UnsafePointer). */
+ * else UnsafePointer). Does not pin the memory: only an export does. */
 PJDL_API pjdl_code pjdl_buffer_data_pointer(pjdl_buffer *buffer, void **out);
 
 /* Limits how long any wait of this client (ready events, transfers) may
@@ -387,17 +400,29 @@ typedef struct pjdl_export_options {
     pjdl_copy copy;
 } pjdl_export_options;
 
+/* clang-format off */
 #define PJDL_EXPORT_OPTIONS_INIT                                                                   \
     { sizeof(pjdl_export_options), PJDL_EXPORT_SHARE, false, 0, false, false, {kDLCPU, 0},         \
       PJDL_COPY_IF_NEEDED }
+/* clang-format on */
 
 /* Exports the buffer as a DLPack tensor. On success the caller owns *out and
  * must call (*out)->deleter(*out) exactly once, from any thread, in any order
  * relative to releasing `buffer` or its client. The data is ready when this
- * returns (or, with a stream, on that stream). Errors: FAILED_PRECONDITION
- * (deleted or transferred buffer), the ready event's error, UNIMPLEMENTED (an
- * element type or layout DLPack cannot express and no copy allowed, or a
- * plugin without external references), INVALID_ARGUMENT (bad options). */
+ * returns (or, with a stream, on that stream). A zero-copy tensor has the
+ * buffer's DLDevice, strides from its memory layout and byte_offset 0; a copy
+ * is compact row-major host memory (kDLCPU), aligned to 64 bytes and flagged
+ * DLPACK_FLAG_BITMASK_IS_COPIED. A copy is made only when `copy` allows it
+ * and the layout cannot be expressed, dl_device asks for the host, or a
+ * legacy tensor is asked to be read-only. Errors: FAILED_PRECONDITION
+ * (deleted or transferred buffer), the ready event's error,
+ * DEADLINE_EXCEEDED (the client's wait timeout), UNIMPLEMENTED (an element
+ * type or layout DLPack cannot express and no copy allowed, a plugin without
+ * external references, or a stream with a plugin without the stream
+ * extension), the plugin's error for a stream it rejects (e.g. on a platform
+ * without streams), INVALID_ARGUMENT (bad options, or a dl_device that is
+ * neither the buffer's nor the host). On failure nothing changes, and a
+ * failed transfer-mode export leaves the buffer usable. */
 PJDL_API pjdl_code pjdl_buffer_export(pjdl_buffer *buffer, const pjdl_export_options *options,
                                       DLManagedTensorVersioned **out);
 
@@ -423,8 +448,10 @@ typedef struct pjdl_import_options {
     intptr_t stream;
 } pjdl_import_options;
 
+/* clang-format off */
 #define PJDL_IMPORT_OPTIONS_INIT                                                                   \
     { sizeof(pjdl_import_options), PJDL_COPY_IF_NEEDED, NULL, NULL, false, 0 }
+/* clang-format on */
 
 /* Imports a DLPack tensor as a buffer of one of `clients` (the one whose
  * platform and devices match the tensor's DLDevice). Zero-copy when the
@@ -438,15 +465,22 @@ typedef struct pjdl_import_options {
  * destroyed and unpinned, or as soon as a copy is complete). On failure the
  * caller keeps `tensor`; its deleter is not called. Every field of the
  * tensor is validated; a bad one is INVALID_ARGUMENT naming it. A read-only
- * tensor is never viewed as writable: it is copied or refused. */
+ * tensor is never viewed as writable: it is copied or refused. A tensor of
+ * another DLPack major version is INVALID_ARGUMENT (the caller decides
+ * whether to call its deleter).
+ *
+ * Errors: NOT_FOUND (no client has a device for the tensor's DLDevice),
+ * INVALID_ARGUMENT / UNIMPLEMENTED saying why no view was possible when
+ * copy is NEVER or the memory is not host-reachable, the plugin's own error
+ * otherwise. */
 PJDL_API pjdl_code pjdl_import(pjdl_client *const *clients, size_t num_clients,
-                               DLManagedTensorVersioned *tensor,
-                               const pjdl_import_options *options, pjdl_buffer **out);
+                               DLManagedTensorVersioned *tensor, const pjdl_import_options *options,
+                               pjdl_buffer **out);
 
 /* The same for the pre-1.0 DLManagedTensor. */
 PJDL_API pjdl_code pjdl_import_legacy(pjdl_client *const *clients, size_t num_clients,
-                                      DLManagedTensor *tensor,
-                                      const pjdl_import_options *options, pjdl_buffer **out);
+                                      DLManagedTensor *tensor, const pjdl_import_options *options,
+                                      pjdl_buffer **out);
 
 #ifdef __cplusplus
 }

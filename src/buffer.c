@@ -1,0 +1,281 @@
+/* Buffers: adopting a PJRT_Buffer, its metadata, state and lifetime. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void pjdl_pjrt_buffer_destroy(const PJRT_Api *api, PJRT_Buffer *buffer) {
+    if (buffer == NULL || !pjdl_slot_present(api, offsetof(PJRT_Api, PJRT_Buffer_Destroy)))
+        return;
+    PJRT_Buffer_Destroy_Args args = {.struct_size = PJRT_Buffer_Destroy_Args_STRUCT_SIZE,
+                                     .buffer = buffer};
+    pjdl_drop_error(api, api->PJRT_Buffer_Destroy(&args));
+}
+
+static pjdl_code read_type_and_dims(const pjdl_plugin *p, PJRT_Buffer *pjrt, PJRT_Buffer_Type *type,
+                                    const int64_t **dims, size_t *ndim) {
+    pjdl_code code = PJDL_NEED(p, PJRT_Buffer_ElementType);
+    if (code == PJDL_OK)
+        code = PJDL_NEED(p, PJRT_Buffer_Dimensions);
+    if (code != PJDL_OK)
+        return code;
+    PJRT_Buffer_ElementType_Args t = {.struct_size = PJRT_Buffer_ElementType_Args_STRUCT_SIZE,
+                                      .buffer = pjrt};
+    code =
+        pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_ElementType(&t), "PJRT_Buffer_ElementType");
+    if (code != PJDL_OK)
+        return code;
+    PJRT_Buffer_Dimensions_Args d = {.struct_size = PJRT_Buffer_Dimensions_Args_STRUCT_SIZE,
+                                     .buffer = pjrt};
+    code =
+        pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_Dimensions(&d), "PJRT_Buffer_Dimensions");
+    if (code != PJDL_OK)
+        return code;
+    if (d.num_dims > PJDL_MAX_RANK || (d.num_dims > 0 && d.dims == NULL))
+        return pjdl_fail(PJDL_UNIMPLEMENTED, "the buffer has %zu dimensions; at most %d supported",
+                         d.num_dims, PJDL_MAX_RANK);
+    for (size_t i = 0; i < d.num_dims; i++)
+        if (d.dims[i] < 0)
+            return pjdl_fail(PJDL_INTERNAL, "the plugin reports dimension %zu as %lld", i,
+                             (long long)d.dims[i]);
+    *type = t.type;
+    *dims = d.dims;
+    *ndim = d.num_dims;
+    return PJDL_OK;
+}
+
+/* Device and memory of the buffer, as this client's objects. */
+static pjdl_code read_placement(pjdl_buffer *b) {
+    const pjdl_plugin *p = b->client->plugin;
+    pjdl_code code = PJDL_NEED(p, PJRT_Buffer_Device);
+    if (code != PJDL_OK)
+        return code;
+    PJRT_Buffer_Device_Args d = {.struct_size = PJRT_Buffer_Device_Args_STRUCT_SIZE,
+                                 .buffer = b->buffer};
+    code = pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_Device(&d), "PJRT_Buffer_Device");
+    if (code != PJDL_OK)
+        return code;
+    b->device = pjdl_client_lookup_device(b->client, d.device);
+    if (b->device == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                         "the buffer's device is not an addressable device of this client");
+    b->memory = b->device->default_memory;
+    if (PJDL_HAS(p, PJRT_Buffer_Memory)) {
+        PJRT_Buffer_Memory_Args m = {.struct_size = PJRT_Buffer_Memory_Args_STRUCT_SIZE,
+                                     .buffer = b->buffer};
+        PJRT_Error *error = p->api->PJRT_Buffer_Memory(&m);
+        if (error == NULL && m.memory != NULL) {
+            pjdl_memory *mem = pjdl_client_lookup_memory(b->client, m.memory);
+            if (mem != NULL)
+                b->memory = mem;
+        }
+        pjdl_drop_error(p->api, error);
+    }
+    return PJDL_OK;
+}
+
+static void set_compact(pjdl_buffer *b) {
+    int64_t stride = 1;
+    for (size_t i = b->ndim; i-- > 0;) {
+        b->strides[i] = stride;
+        stride *= b->dims[i] > 0 ? b->dims[i] : 1;
+    }
+}
+
+/* The memory layout as element strides; failures are kept for export. */
+static pjdl_code read_layout(pjdl_buffer *b) {
+    const pjdl_plugin *p = b->client->plugin;
+    set_compact(b);
+    b->layout_code = PJDL_OK;
+    if (b->elem_size == 0) {
+        b->layout_code = pjdl_fail(PJDL_UNIMPLEMENTED,
+                                   "element type %s is smaller than a byte; DLPack cannot "
+                                   "describe its layout",
+                                   pjdl_pjrt_type_name(b->type));
+    } else if (PJDL_HAS(p, PJRT_Buffer_GetMemoryLayout)) {
+        PJRT_Buffer_GetMemoryLayout_Args a = {
+            .struct_size = PJRT_Buffer_GetMemoryLayout_Args_STRUCT_SIZE, .buffer = b->buffer};
+        pjdl_code code = pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_GetMemoryLayout(&a),
+                                             "PJRT_Buffer_GetMemoryLayout");
+        /* No layouts at all means the default, compact row-major. */
+        if (code == PJDL_OK)
+            b->layout_code = pjdl_layout_to_strides(&a.layout, b->dims, (int32_t)b->ndim,
+                                                    b->elem_size, b->strides);
+        else if (code != PJDL_UNIMPLEMENTED)
+            b->layout_code = code;
+    }
+    if (b->layout_code == PJDL_OK)
+        return PJDL_OK;
+    set_compact(b);
+    return pjdl_strdup(pjdl_last_error(), strlen(pjdl_last_error()), &b->layout_error);
+}
+
+static pjdl_code compute_size(pjdl_buffer *b) {
+    b->elem_size = pjdl_pjrt_type_size(b->type);
+    uint64_t n = 1;
+    for (size_t i = 0; i < b->ndim; i++) {
+        if (b->dims[i] != 0 && n > SIZE_MAX / (uint64_t)b->dims[i])
+            return pjdl_fail(PJDL_INTERNAL, "the buffer's size overflows");
+        n *= (uint64_t)b->dims[i];
+    }
+    if (b->elem_size != 0 && n > SIZE_MAX / b->elem_size)
+        return pjdl_fail(PJDL_INTERNAL, "the buffer's size overflows");
+    b->size_bytes = (size_t)n * b->elem_size;
+    return PJDL_OK;
+}
+
+/* Fills everything after the dimensions are known. */
+static pjdl_code buffer_fill(pjdl_buffer *b) {
+    pjdl_code code = compute_size(b);
+    if (code == PJDL_OK)
+        code = read_placement(b);
+    if (code == PJDL_OK)
+        code = read_layout(b);
+    return code;
+}
+
+pjdl_code pjdl_buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer **out) {
+    PJRT_Buffer_Type type = PJRT_Buffer_Type_INVALID;
+    const int64_t *dims = NULL;
+    size_t ndim = 0;
+    pjdl_code code = read_type_and_dims(client->plugin, pjrt, &type, &dims, &ndim);
+    pjdl_buffer *b = NULL;
+    if (code == PJDL_OK)
+        code = pjdl_alloc(sizeof *b + 2 * ndim * sizeof(int64_t), "a buffer", &b);
+    if (code != PJDL_OK)
+        return code;
+    atomic_init(&b->refs, 1);
+    atomic_init(&b->ready, false);
+    pthread_mutex_init(&b->mu, NULL);
+    b->client = client;
+    b->buffer = pjrt;
+    b->type = type;
+    b->ndim = ndim;
+    b->dims = (int64_t *)(b + 1);
+    b->strides = b->dims + ndim;
+    if (ndim)
+        memcpy(b->dims, dims, ndim * sizeof *dims);
+    code = buffer_fill(b);
+    if (code != PJDL_OK) {
+        pthread_mutex_destroy(&b->mu);
+        free(b->layout_error);
+        free(b);
+        return code;
+    }
+    pjdl_client_retain(client);
+    *out = b;
+    return PJDL_OK;
+}
+
+pjdl_code pjdl_buffer_wrap(pjdl_client *client, PJRT_Buffer *pjrt_buffer, pjdl_buffer **out) {
+    pjdl_clear_error();
+    if (client == NULL || pjrt_buffer == NULL || out == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                         "pjdl_buffer_wrap: client, pjrt_buffer and out must not be NULL");
+    return pjdl_buffer_adopt(client, pjrt_buffer, out);
+}
+
+void pjdl_buffer_retain(pjdl_buffer *buffer) {
+    if (buffer)
+        atomic_fetch_add_explicit(&buffer->refs, 1, memory_order_relaxed);
+}
+
+void pjdl_buffer_release(pjdl_buffer *buffer) {
+    if (buffer == NULL)
+        return;
+    if (atomic_fetch_sub_explicit(&buffer->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    pjdl_pjrt_buffer_destroy(pjdl_client_api(buffer->client), buffer->buffer);
+    pjdl_client_release(buffer->client);
+    pthread_mutex_destroy(&buffer->mu);
+    free(buffer->layout_error);
+    free(buffer);
+}
+
+pjdl_code pjdl_buffer_check_live_locked(const pjdl_buffer *buffer) {
+    if (buffer->transferred)
+        return pjdl_fail(PJDL_FAILED_PRECONDITION,
+                         "the buffer's memory was released to DLPack by a transfer-mode export");
+    if (buffer->deleted)
+        return pjdl_fail(PJDL_FAILED_PRECONDITION, "the buffer was deleted");
+    return PJDL_OK;
+}
+
+pjdl_code pjdl_buffer_pjrt(pjdl_buffer *buffer, PJRT_Buffer **out) {
+    pjdl_clear_error();
+    if (buffer == NULL || out == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                         "pjdl_buffer_pjrt: buffer and out must not be NULL");
+    pthread_mutex_lock(&buffer->mu);
+    pjdl_code code = pjdl_buffer_check_live_locked(buffer);
+    pthread_mutex_unlock(&buffer->mu);
+    if (code == PJDL_OK)
+        *out = buffer->buffer;
+    return code;
+}
+
+pjdl_code pjdl_buffer_delete(pjdl_buffer *buffer) {
+    pjdl_clear_error();
+    if (buffer == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_delete: buffer is NULL");
+    pjdl_code code = PJDL_OK;
+    pthread_mutex_lock(&buffer->mu);
+    if (buffer->transferred) {
+        code = pjdl_buffer_check_live_locked(buffer);
+    } else if (!buffer->deleted) {
+        const pjdl_plugin *p = buffer->client->plugin;
+        code = PJDL_NEED(p, PJRT_Buffer_Delete);
+        if (code == PJDL_OK) {
+            PJRT_Buffer_Delete_Args args = {.struct_size = PJRT_Buffer_Delete_Args_STRUCT_SIZE,
+                                            .buffer = buffer->buffer};
+            code = pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_Delete(&args),
+                                       "PJRT_Buffer_Delete");
+        }
+        buffer->deleted = code == PJDL_OK;
+    }
+    pthread_mutex_unlock(&buffer->mu);
+    return code;
+}
+
+bool pjdl_buffer_is_deleted(pjdl_buffer *buffer) {
+    if (buffer == NULL)
+        return true;
+    pthread_mutex_lock(&buffer->mu);
+    bool gone = buffer->deleted || buffer->transferred;
+    pthread_mutex_unlock(&buffer->mu);
+    return gone;
+}
+
+pjdl_client *pjdl_buffer_client(const pjdl_buffer *buffer) {
+    return buffer ? buffer->client : NULL;
+}
+
+pjdl_device *pjdl_buffer_device(const pjdl_buffer *buffer) {
+    return buffer ? buffer->device : NULL;
+}
+
+pjdl_memory *pjdl_buffer_memory(const pjdl_buffer *buffer) {
+    return buffer ? buffer->memory : NULL;
+}
+
+PJRT_Buffer_Type pjdl_buffer_type(const pjdl_buffer *buffer) {
+    return buffer ? buffer->type : PJRT_Buffer_Type_INVALID;
+}
+
+size_t pjdl_buffer_ndim(const pjdl_buffer *buffer) {
+    return buffer ? buffer->ndim : 0;
+}
+
+const int64_t *pjdl_buffer_dims(const pjdl_buffer *buffer) {
+    return buffer ? buffer->dims : NULL;
+}
+
+size_t pjdl_buffer_size_bytes(const pjdl_buffer *buffer) {
+    return buffer ? buffer->size_bytes : 0;
+}
+
+pjdl_code pjdl_buffer_dl_device(const pjdl_buffer *buffer, DLDevice *out) {
+    if (buffer == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_dl_device: buffer is NULL");
+    return pjdl_device_dl(buffer->device, buffer->memory, out);
+}

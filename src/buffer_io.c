@@ -1,0 +1,281 @@
+/* Buffers: readiness, data pointers and copies between host and device. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+pjdl_code pjdl_buffer_wait_ready(pjdl_buffer *buffer) {
+    if (atomic_load_explicit(&buffer->ready, memory_order_acquire))
+        return PJDL_OK;
+    const pjdl_plugin *p = buffer->client->plugin;
+    pjdl_code code = PJDL_NEED(p, PJRT_Buffer_ReadyEvent);
+    if (code != PJDL_OK)
+        return code;
+    PJRT_Buffer_ReadyEvent_Args args = {.struct_size = PJRT_Buffer_ReadyEvent_Args_STRUCT_SIZE,
+                                        .buffer = buffer->buffer};
+    code = pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_ReadyEvent(&args),
+                               "PJRT_Buffer_ReadyEvent");
+    if (code != PJDL_OK)
+        return code;
+    code = pjdl_event_wait(p, args.event, atomic_load(&buffer->client->timeout_ms));
+    pjdl_event_destroy(p->api, args.event);
+    if (code == PJDL_OK)
+        atomic_store_explicit(&buffer->ready, true, memory_order_release);
+    return code;
+}
+
+/* Checks the buffer is live; the state may change right after, which is
+ * fine for operations that do not hand the memory out. */
+static pjdl_code check_live(pjdl_buffer *buffer) {
+    pthread_mutex_lock(&buffer->mu);
+    pjdl_code code = pjdl_buffer_check_live_locked(buffer);
+    pthread_mutex_unlock(&buffer->mu);
+    return code;
+}
+
+pjdl_code pjdl_buffer_await(pjdl_buffer *buffer) {
+    pjdl_clear_error();
+    if (buffer == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_await: buffer is NULL");
+    pjdl_code code = check_live(buffer);
+    return code != PJDL_OK ? code : pjdl_buffer_wait_ready(buffer);
+}
+
+/* A compact row-major host layout for ToHostBuffer. */
+static void row_major_layout(size_t ndim, int64_t *minor_to_major, PJRT_Buffer_MemoryLayout *l) {
+    for (size_t i = 0; i < ndim; i++)
+        minor_to_major[i] = (int64_t)(ndim - 1 - i);
+    memset(l, 0, sizeof *l);
+    l->struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE;
+    l->type = PJRT_Buffer_MemoryLayout_Type_Tiled;
+    l->tiled.struct_size = PJRT_Buffer_MemoryLayout_Tiled_STRUCT_SIZE;
+    l->tiled.minor_to_major = minor_to_major;
+    l->tiled.minor_to_major_size = ndim;
+}
+
+/* Host memory the plugin writes into. With a deadline the wait may end
+ * before the plugin does, so the copy lands in this reference-counted block
+ * (one reference for the caller, one for the completion callback) and not
+ * in the caller's memory, which may be gone by then. */
+typedef struct landing {
+    atomic_int refs;
+    _Alignas(PJDL_DATA_ALIGNMENT) unsigned char data[];
+} landing;
+
+static void landing_unref(void *arg, pjdl_code code) {
+    (void)code;
+    landing *l = arg;
+    if (atomic_fetch_sub_explicit(&l->refs, 1, memory_order_acq_rel) == 1)
+        free(l);
+}
+
+static pjdl_code start_to_host(pjdl_buffer *buffer, void *dst, PJRT_Buffer_MemoryLayout *layout,
+                               PJRT_Event **event) {
+    const pjdl_plugin *p = buffer->client->plugin;
+    PJRT_Buffer_ToHostBuffer_Args args = {.struct_size = PJRT_Buffer_ToHostBuffer_Args_STRUCT_SIZE,
+                                          .src = buffer->buffer,
+                                          .host_layout = layout,
+                                          .dst = dst,
+                                          .dst_size = buffer->size_bytes};
+    pjdl_code code = pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_ToHostBuffer(&args),
+                                         "PJRT_Buffer_ToHostBuffer");
+    *event = args.event;
+    return code;
+}
+
+/* With a deadline: into a landing block, copied out on success. */
+static pjdl_code to_host_deadline(pjdl_buffer *buffer, void *dst, PJRT_Buffer_MemoryLayout *layout,
+                                  int64_t timeout_ms) {
+    const pjdl_plugin *p = buffer->client->plugin;
+    landing *l = aligned_alloc(PJDL_DATA_ALIGNMENT,
+                               (sizeof *l + buffer->size_bytes + PJDL_DATA_ALIGNMENT - 1) /
+                                   PJDL_DATA_ALIGNMENT * PJDL_DATA_ALIGNMENT);
+    if (l == NULL)
+        return pjdl_fail(PJDL_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte host copy",
+                         buffer->size_bytes);
+    atomic_init(&l->refs, 2);
+    PJRT_Event *event = NULL;
+    pjdl_code code = start_to_host(buffer, l->data, layout, &event);
+    if (code == PJDL_OK && (event == NULL || pjdl_event_then(p, event, landing_unref, l) != 0)) {
+        timeout_ms = 0; /* nothing will free the block later: wait it out */
+        landing_unref(l, PJDL_OK);
+    } else if (code != PJDL_OK) {
+        landing_unref(l, PJDL_OK);
+    }
+    if (code == PJDL_OK)
+        code = pjdl_event_wait(p, event, timeout_ms);
+    pjdl_event_destroy(p->api, event);
+    if (code == PJDL_OK)
+        memcpy(dst, l->data, buffer->size_bytes);
+    landing_unref(l, PJDL_OK);
+    return code;
+}
+
+static pjdl_code to_host(pjdl_buffer *buffer, void *dst, PJRT_Buffer_MemoryLayout *layout) {
+    int64_t timeout_ms = atomic_load(&buffer->client->timeout_ms);
+    if (timeout_ms > 0)
+        return to_host_deadline(buffer, dst, layout, timeout_ms);
+    const pjdl_plugin *p = buffer->client->plugin;
+    PJRT_Event *event = NULL;
+    pjdl_code code = start_to_host(buffer, dst, layout, &event);
+    if (code == PJDL_OK)
+        code = pjdl_event_wait(p, event, 0);
+    pjdl_event_destroy(p->api, event);
+    return code;
+}
+
+pjdl_code pjdl_buffer_read_host(pjdl_buffer *buffer, void *dst) {
+    pjdl_code code = PJDL_NEED(buffer->client->plugin, PJRT_Buffer_ToHostBuffer);
+    if (code != PJDL_OK || buffer->size_bytes == 0)
+        return code;
+    int64_t minor_to_major[PJDL_MAX_RANK];
+    PJRT_Buffer_MemoryLayout layout;
+    row_major_layout(buffer->ndim, minor_to_major, &layout);
+    code = to_host(buffer, dst, &layout);
+    /* A plugin without host layouts copies in the device layout, which is
+     * what we want when that layout is row-major already. */
+    if (code == PJDL_UNIMPLEMENTED && buffer->layout_code == PJDL_OK) {
+        bool row_major = true;
+        int64_t stride = 1;
+        for (size_t i = buffer->ndim; i-- > 0;) {
+            if (buffer->dims[i] > 1 && buffer->strides[i] != stride)
+                row_major = false;
+            stride *= buffer->dims[i];
+        }
+        if (row_major)
+            code = to_host(buffer, dst, NULL);
+    }
+    return code;
+}
+
+pjdl_code pjdl_buffer_to_host(pjdl_buffer *buffer, void *dst, size_t dst_size) {
+    pjdl_clear_error();
+    if (buffer == NULL || (dst == NULL && buffer->size_bytes > 0))
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_to_host: buffer and dst must be set");
+    if (dst_size < buffer->size_bytes)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                         "pjdl_buffer_to_host: dst holds %zu bytes, the buffer needs %zu", dst_size,
+                         buffer->size_bytes);
+    pjdl_code code = check_live(buffer);
+    return code != PJDL_OK ? code : pjdl_buffer_read_host(buffer, dst);
+}
+
+pjdl_code pjdl_buffer_data_pointer(pjdl_buffer *buffer, void **out) {
+    pjdl_clear_error();
+    if (buffer == NULL || out == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                         "pjdl_buffer_data_pointer: buffer and out must not be NULL");
+    const pjdl_plugin *p = buffer->client->plugin;
+    if (PJDL_HAS(p, PJRT_Buffer_OpaqueDeviceMemoryDataPointer)) {
+        PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args a = {
+            .struct_size = PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args_STRUCT_SIZE,
+            .buffer = buffer->buffer};
+        pjdl_code code =
+            pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_OpaqueDeviceMemoryDataPointer(&a),
+                                "PJRT_Buffer_OpaqueDeviceMemoryDataPointer");
+        if (code == PJDL_OK)
+            *out = a.device_memory_ptr;
+        if (code != PJDL_UNIMPLEMENTED)
+            return code;
+    }
+    if (PJDL_HAS(p, PJRT_Buffer_UnsafePointer)) {
+        PJRT_Buffer_UnsafePointer_Args a = {
+            .struct_size = PJRT_Buffer_UnsafePointer_Args_STRUCT_SIZE, .buffer = buffer->buffer};
+        pjdl_code code = pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_UnsafePointer(&a),
+                                             "PJRT_Buffer_UnsafePointer");
+        if (code == PJDL_OK)
+            *out = (void *)a.buffer_pointer;
+        return code;
+    }
+    return pjdl_fail(PJDL_UNIMPLEMENTED, "the plugin implements neither "
+                                         "PJRT_Buffer_OpaqueDeviceMemoryDataPointer nor "
+                                         "PJRT_Buffer_UnsafePointer");
+}
+
+pjdl_code pjdl_host_to_device(pjdl_client *client, const void *data, PJRT_Buffer_Type type,
+                              const int64_t *dims, size_t ndim, const int64_t *byte_strides,
+                              pjdl_device *device, pjdl_memory *memory,
+                              PJRT_HostBufferSemantics semantics, PJRT_Buffer **out,
+                              PJRT_Event **done) {
+    const pjdl_plugin *p = client->plugin;
+    pjdl_code code = PJDL_NEED(p, PJRT_Client_BufferFromHostBuffer);
+    if (code != PJDL_OK)
+        return code;
+    PJRT_Client_BufferFromHostBuffer_Args a = {
+        .struct_size = PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE,
+        .client = client->client,
+        .data = data,
+        .type = type,
+        .dims = dims,
+        .num_dims = ndim,
+        .byte_strides = byte_strides,
+        .num_byte_strides = byte_strides ? ndim : 0,
+        .host_buffer_semantics = semantics,
+        .device = memory ? NULL : (device ? device->device : NULL),
+        .memory = memory ? memory->memory : NULL};
+    code = pjdl_take_error_ctx(p->api, p->api->PJRT_Client_BufferFromHostBuffer(&a),
+                               "PJRT_Client_BufferFromHostBuffer");
+    if (code == PJDL_OK && a.buffer == NULL) {
+        pjdl_event_destroy(p->api, a.done_with_host_buffer);
+        code = pjdl_fail(PJDL_INTERNAL, "PJRT_Client_BufferFromHostBuffer returned no buffer");
+    }
+    if (code != PJDL_OK)
+        return code;
+    *out = a.buffer;
+    *done = a.done_with_host_buffer;
+    return PJDL_OK;
+}
+
+/* Copies host data into a new PJRT buffer; data is not needed afterwards. */
+static pjdl_code copy_in(pjdl_client *client, const void *data, PJRT_Buffer_Type type,
+                         const int64_t *dims, size_t ndim, const int64_t *byte_strides,
+                         pjdl_device *device, pjdl_memory *memory, PJRT_Buffer **out) {
+    PJRT_Event *done = NULL;
+    pjdl_code code =
+        pjdl_host_to_device(client, data, type, dims, ndim, byte_strides, device, memory,
+                            PJRT_HostBufferSemantics_kImmutableOnlyDuringCall, out, &done);
+    if (code == PJDL_UNIMPLEMENTED || code == PJDL_INVALID_ARGUMENT) {
+        /* Some plugins only take the asynchronous semantics: wait for it. */
+        pjdl_code retry = pjdl_host_to_device(
+            client, data, type, dims, ndim, byte_strides, device, memory,
+            PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes, out, &done);
+        if (retry == PJDL_UNIMPLEMENTED || retry == PJDL_INVALID_ARGUMENT)
+            return code == PJDL_INVALID_ARGUMENT ? retry : code;
+        code = retry;
+    }
+    if (code != PJDL_OK)
+        return code;
+    /* No deadline: the caller may free `data` as soon as we return. */
+    code = pjdl_event_wait(client->plugin, done, 0);
+    pjdl_event_destroy(client->plugin->api, done);
+    if (code != PJDL_OK)
+        pjdl_pjrt_buffer_destroy(client->plugin->api, *out);
+    return code;
+}
+
+pjdl_code pjdl_buffer_from_host(pjdl_client *client, const void *data, PJRT_Buffer_Type type,
+                                const int64_t *dims, size_t ndim, const int64_t *byte_strides,
+                                pjdl_memory *memory, pjdl_buffer **out) {
+    pjdl_clear_error();
+    if (client == NULL || out == NULL || (ndim > 0 && dims == NULL))
+        return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                         "pjdl_buffer_from_host: client, out and dims must be set");
+    if (ndim > PJDL_MAX_RANK)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_from_host: %zu dimensions; at most %d",
+                         ndim, PJDL_MAX_RANK);
+    if (memory != NULL && memory->client != client)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                         "pjdl_buffer_from_host: the memory belongs to another client");
+    pjdl_device *device = client->num_devices ? &client->devices[0] : NULL;
+    if (memory == NULL && device == NULL)
+        return pjdl_fail(PJDL_FAILED_PRECONDITION, "the client has no addressable device");
+    PJRT_Buffer *pjrt = NULL;
+    pjdl_code code = copy_in(client, data, type, dims, ndim, byte_strides, memory ? NULL : device,
+                             memory ? memory : device->default_memory, &pjrt);
+    if (code != PJDL_OK)
+        return code;
+    code = pjdl_buffer_adopt(client, pjrt, out);
+    if (code != PJDL_OK)
+        pjdl_pjrt_buffer_destroy(client->plugin->api, pjrt);
+    return code;
+}

@@ -1,0 +1,167 @@
+/* Clients: creating or wrapping a PJRT client and its lifetime. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static pjdl_code named_value(const pjdl_option *o, PJRT_NamedValue *v) {
+    if (o->name == NULL || o->name[0] == '\0')
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "client option with an empty name");
+    *v = (PJRT_NamedValue){.struct_size = PJRT_NamedValue_STRUCT_SIZE,
+                           .name = o->name,
+                           .name_size = strlen(o->name),
+                           .value_size = 1};
+    switch (o->type) {
+    case PJDL_OPTION_STRING:
+        if (o->value.string_value == NULL)
+            return pjdl_fail(PJDL_INVALID_ARGUMENT, "client option '%s': NULL string", o->name);
+        v->type = PJRT_NamedValue_kString;
+        v->string_value = o->value.string_value;
+        v->value_size = strlen(o->value.string_value);
+        return PJDL_OK;
+    case PJDL_OPTION_INT64:
+        v->type = PJRT_NamedValue_kInt64;
+        v->int64_value = o->value.int64_value;
+        return PJDL_OK;
+    case PJDL_OPTION_INT64_LIST:
+        if (o->value.int64_list.values == NULL && o->value.int64_list.count != 0)
+            return pjdl_fail(PJDL_INVALID_ARGUMENT, "client option '%s': NULL list", o->name);
+        v->type = PJRT_NamedValue_kInt64List;
+        v->int64_array_value = o->value.int64_list.values;
+        v->value_size = o->value.int64_list.count;
+        return PJDL_OK;
+    case PJDL_OPTION_FLOAT:
+        v->type = PJRT_NamedValue_kFloat;
+        v->float_value = o->value.float_value;
+        return PJDL_OK;
+    case PJDL_OPTION_BOOL:
+        v->type = PJRT_NamedValue_kBool;
+        v->bool_value = o->value.bool_value;
+        return PJDL_OK;
+    }
+    return pjdl_fail(PJDL_INVALID_ARGUMENT, "client option '%s': unknown type %d", o->name,
+                     (int)o->type);
+}
+
+static pjdl_code create_pjrt_client(pjdl_plugin *plugin, const pjdl_option *options, size_t n,
+                                    PJRT_Client **out) {
+    pjdl_code code = PJDL_NEED(plugin, PJRT_Client_Create);
+    if (code != PJDL_OK)
+        return code;
+    if (n > 0 && options == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "%zu client options but options is NULL", n);
+    if (n > SIZE_MAX / sizeof(PJRT_NamedValue))
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "too many client options (%zu)", n);
+    PJRT_NamedValue *values = NULL;
+    code = pjdl_alloc(n * sizeof *values, "client options", &values);
+    for (size_t i = 0; code == PJDL_OK && i < n; i++)
+        code = named_value(&options[i], &values[i]);
+    if (code == PJDL_OK) {
+        PJRT_Client_Create_Args args = {.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE,
+                                        .create_options = values,
+                                        .num_options = n};
+        code = pjdl_take_error_ctx(plugin->api, plugin->api->PJRT_Client_Create(&args),
+                                   "PJRT_Client_Create");
+        if (code == PJDL_OK && args.client == NULL)
+            code = pjdl_fail(PJDL_INTERNAL, "PJRT_Client_Create succeeded but returned no client");
+        if (code == PJDL_OK)
+            *out = args.client;
+    }
+    free(values);
+    return code;
+}
+
+static void destroy_pjrt_client(pjdl_plugin *plugin, PJRT_Client *client) {
+    if (!PJDL_HAS(plugin, PJRT_Client_Destroy))
+        return;
+    PJRT_Client_Destroy_Args args = {.struct_size = PJRT_Client_Destroy_Args_STRUCT_SIZE,
+                                     .client = client};
+    pjdl_drop_error(plugin->api, plugin->api->PJRT_Client_Destroy(&args));
+}
+
+/* Builds the pjdl_client; on failure destroys `pjrt` only if `owned`. */
+static pjdl_code client_new(pjdl_plugin *plugin, PJRT_Client *pjrt, bool owned, pjdl_client **out) {
+    pjdl_client *client = NULL;
+    pjdl_code code = pjdl_alloc(sizeof *client, "a client", &client);
+    if (code != PJDL_OK) {
+        if (owned)
+            destroy_pjrt_client(plugin, pjrt);
+        return code;
+    }
+    atomic_init(&client->refs, 1);
+    atomic_init(&client->timeout_ms, 0);
+    client->plugin = plugin;
+    client->client = pjrt;
+    client->owned = owned;
+    pjdl_plugin_retain(plugin);
+    code = pjdl_client_read_topology(client);
+    if (code != PJDL_OK) {
+        pjdl_client_release(client);
+        return code;
+    }
+    *out = client;
+    return PJDL_OK;
+}
+
+pjdl_code pjdl_client_create(pjdl_plugin *plugin, const pjdl_option *options, size_t num_options,
+                             pjdl_client **out) {
+    pjdl_clear_error();
+    if (plugin == NULL || out == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                         "pjdl_client_create: plugin and out must not be NULL");
+    PJRT_Client *pjrt = NULL;
+    pjdl_code code = create_pjrt_client(plugin, options, num_options, &pjrt);
+    if (code != PJDL_OK)
+        return code;
+    return client_new(plugin, pjrt, true, out);
+}
+
+pjdl_code pjdl_client_wrap(pjdl_plugin *plugin, PJRT_Client *client, pjdl_client **out) {
+    pjdl_clear_error();
+    if (plugin == NULL || client == NULL || out == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                         "pjdl_client_wrap: plugin, client and out must not be NULL");
+    return client_new(plugin, client, false, out);
+}
+
+void pjdl_client_retain(pjdl_client *client) {
+    if (client)
+        atomic_fetch_add_explicit(&client->refs, 1, memory_order_relaxed);
+}
+
+void pjdl_client_release(pjdl_client *client) {
+    if (client == NULL)
+        return;
+    if (atomic_fetch_sub_explicit(&client->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    pjdl_client_free_topology(client);
+    if (client->owned)
+        destroy_pjrt_client(client->plugin, client->client);
+    pjdl_plugin_release(client->plugin);
+    free(client);
+}
+
+PJRT_Client *pjdl_client_pjrt(const pjdl_client *client) {
+    return client ? client->client : NULL;
+}
+
+pjdl_plugin *pjdl_client_plugin(const pjdl_client *client) {
+    return client ? client->plugin : NULL;
+}
+
+const char *pjdl_client_platform_name(const pjdl_client *client) {
+    return client ? client->platform_name : NULL;
+}
+
+const char *pjdl_client_platform_version(const pjdl_client *client) {
+    return client ? client->platform_version : NULL;
+}
+
+uint64_t pjdl_client_platform_id(const pjdl_client *client) {
+    return client ? client->platform_id : 0;
+}
+
+void pjdl_client_set_wait_timeout(pjdl_client *client, int64_t timeout_ms) {
+    if (client)
+        atomic_store(&client->timeout_ms, timeout_ms > 0 ? timeout_ms : 0);
+}

@@ -1,0 +1,153 @@
+/* Devices and memories: accessors and the mapping to and from DLDevice. */
+#include <string.h>
+
+#include "internal.h"
+
+size_t pjdl_client_device_count(const pjdl_client *client) {
+    return client ? client->num_devices : 0;
+}
+
+pjdl_device *pjdl_client_device(const pjdl_client *client, size_t index) {
+    if (client == NULL || index >= client->num_devices)
+        return NULL;
+    return &client->devices[index];
+}
+
+PJRT_Device *pjdl_device_pjrt(const pjdl_device *device) {
+    return device ? device->device : NULL;
+}
+
+pjdl_client *pjdl_device_client(const pjdl_device *device) {
+    return device ? device->client : NULL;
+}
+
+int pjdl_device_id(const pjdl_device *device) {
+    return device ? device->id : -1;
+}
+
+int pjdl_device_local_hardware_id(const pjdl_device *device) {
+    return device ? device->local_hardware_id : -1;
+}
+
+const char *pjdl_device_kind(const pjdl_device *device) {
+    return device ? device->kind : NULL;
+}
+
+const char *pjdl_device_debug_string(const pjdl_device *device) {
+    return device ? device->debug_string : NULL;
+}
+
+size_t pjdl_device_memory_count(const pjdl_device *device) {
+    return device ? device->num_memories : 0;
+}
+
+pjdl_memory *pjdl_device_memory(const pjdl_device *device, size_t index) {
+    if (device == NULL || index >= device->num_memories)
+        return NULL;
+    return device->memories[index];
+}
+
+pjdl_memory *pjdl_device_default_memory(const pjdl_device *device) {
+    return device ? device->default_memory : NULL;
+}
+
+PJRT_Memory *pjdl_memory_pjrt(const pjdl_memory *memory) {
+    return memory ? memory->memory : NULL;
+}
+
+const char *pjdl_memory_kind(const pjdl_memory *memory) {
+    return memory ? memory->kind : NULL;
+}
+
+int pjdl_memory_id(const pjdl_memory *memory) {
+    return memory ? memory->id : -1;
+}
+
+pjdl_device *pjdl_client_lookup_device(const pjdl_client *client, const PJRT_Device *device) {
+    for (size_t i = 0; i < client->num_devices; i++)
+        if (client->devices[i].device == device)
+            return &client->devices[i];
+    return NULL;
+}
+
+pjdl_memory *pjdl_client_lookup_memory(const pjdl_client *client, const PJRT_Memory *memory) {
+    for (size_t i = 0; i < client->num_memories; i++)
+        if (client->memories[i].memory == memory)
+            return &client->memories[i];
+    return NULL;
+}
+
+pjdl_code pjdl_device_dl(const pjdl_device *device, const pjdl_memory *memory, DLDevice *out) {
+    if (device == NULL || out == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_device_dl: device and out must not be NULL");
+    if (memory == NULL)
+        memory = device->default_memory;
+    DLDeviceType type;
+    pjdl_code code =
+        pjdl_platform_dl_type(device->client->platform_name, memory ? memory->kind : NULL, &type);
+    if (code != PJDL_OK)
+        return code;
+    out->device_type = type;
+    out->device_id =
+        device->local_hardware_id >= 0 ? device->local_hardware_id : (int32_t)device->index;
+    return PJDL_OK;
+}
+
+static bool dl_equal(DLDevice a, DLDevice b) {
+    return a.device_type == b.device_type && a.device_id == b.device_id;
+}
+
+/* Whether (device, memory) has DLDevice `dl`; memory NULL: the default. */
+static bool device_has_dl(const pjdl_device *device, const pjdl_memory *memory, DLDevice dl) {
+    DLDevice have;
+    return pjdl_device_dl(device, memory, &have) == PJDL_OK && dl_equal(have, dl);
+}
+
+pjdl_code pjdl_client_find_dl(const pjdl_client *client, DLDevice dl, pjdl_device **device,
+                              pjdl_memory **memory) {
+    if (client == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_client_find_dl: client is NULL");
+    for (size_t i = 0; i < client->num_devices; i++) {
+        pjdl_device *d = &client->devices[i];
+        pjdl_memory *found = NULL;
+        bool match = false;
+        if (device_has_dl(d, NULL, dl)) {
+            match = true;
+            found = d->default_memory;
+        }
+        for (size_t m = 0; !match && m < d->num_memories; m++) {
+            if (device_has_dl(d, d->memories[m], dl)) {
+                match = true;
+                found = d->memories[m];
+            }
+        }
+        if (match) {
+            if (device)
+                *device = d;
+            if (memory)
+                *memory = found;
+            return PJDL_OK;
+        }
+    }
+    return pjdl_fail(PJDL_NOT_FOUND, "the %s client has no device with DLDevice {%d, %d}",
+                     client->platform_name, (int)dl.device_type, (int)dl.device_id);
+}
+
+pjdl_code pjdl_device_stream(const pjdl_device *device, intptr_t *stream) {
+    pjdl_clear_error();
+    if (device == NULL || stream == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                         "pjdl_device_stream: device and stream must not be NULL");
+    const pjdl_plugin *plugin = device->client->plugin;
+    const PJRT_Stream_Extension *ext = pjdl_stream_extension(plugin);
+    if (ext == NULL || ext->get_stream == NULL)
+        return pjdl_fail(PJDL_UNIMPLEMENTED, "the %s plugin has no stream extension (get_stream)",
+                         device->client->platform_name);
+    PJRT_Get_Stream_For_External_Ready_Events_Args args = {
+        .struct_size = PJRT_Get_Stream_For_External_Ready_Events_Args_STRUCT_SIZE,
+        .device = device->device};
+    pjdl_code code = pjdl_take_error_ctx(plugin->api, ext->get_stream(&args), "get_stream");
+    if (code == PJDL_OK)
+        *stream = args.stream;
+    return code;
+}

@@ -1,0 +1,270 @@
+/* Export: a pjdl_buffer as a DLPack tensor (versioned or legacy).
+ *
+ * One allocation per exported tensor holds the DLPack struct, its shape and
+ * strides. A zero-copy export pins the PJRT buffer with the external
+ * reference count and holds a reference to the pjdl_buffer; the deleter
+ * undoes both. A copy owns a 64-byte-aligned host allocation instead. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct export_ctx {
+    union {
+        DLManagedTensorVersioned versioned;
+        DLManagedTensor legacy;
+    } t;
+    pjdl_buffer *buffer; /* held reference; NULL for a host copy */
+    bool pinned;         /* holds one external reference of buffer */
+    void *host_data;     /* owned host copy, or NULL */
+    int64_t dims[];      /* shape, then strides: 2 * ndim entries */
+} export_ctx;
+
+/* What the export will hand out, before it is put in a DLPack struct. */
+typedef struct export_plan {
+    DLTensor tensor;
+    uint64_t flags;
+} export_plan;
+
+static void unpin(pjdl_buffer *b) {
+    const PJRT_Api *api = pjdl_client_api(b->client);
+    PJRT_Buffer_DecreaseExternalReferenceCount_Args args = {
+        .struct_size = PJRT_Buffer_DecreaseExternalReferenceCount_Args_STRUCT_SIZE,
+        .buffer = b->buffer};
+    if (pjdl_slot_present(api, offsetof(PJRT_Api, PJRT_Buffer_DecreaseExternalReferenceCount)))
+        pjdl_drop_error(api, api->PJRT_Buffer_DecreaseExternalReferenceCount(&args));
+}
+
+static void export_free(export_ctx *ctx) {
+    if (ctx->pinned)
+        unpin(ctx->buffer);
+    pjdl_buffer_release(ctx->buffer);
+    free(ctx->host_data);
+    free(ctx);
+}
+
+static void delete_versioned(DLManagedTensorVersioned *self) {
+    if (self)
+        export_free(self->manager_ctx);
+}
+
+static void delete_legacy(DLManagedTensor *self) {
+    if (self)
+        export_free(self->manager_ctx);
+}
+
+static pjdl_code pin(pjdl_buffer *b) {
+    const pjdl_plugin *p = b->client->plugin;
+    pjdl_code code = PJDL_NEED(p, PJRT_Buffer_IncreaseExternalReferenceCount);
+    if (code != PJDL_OK)
+        return code;
+    PJRT_Buffer_IncreaseExternalReferenceCount_Args args = {
+        .struct_size = PJRT_Buffer_IncreaseExternalReferenceCount_Args_STRUCT_SIZE,
+        .buffer = b->buffer};
+    return pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_IncreaseExternalReferenceCount(&args),
+                               "PJRT_Buffer_IncreaseExternalReferenceCount");
+}
+
+/* Makes the data ready for the consumer: on its stream, or now. */
+static pjdl_code make_ready(pjdl_buffer *b, const pjdl_export_options *o) {
+    if (!o->has_stream)
+        return pjdl_buffer_wait_ready(b);
+    const pjdl_plugin *p = b->client->plugin;
+    const PJRT_Stream_Extension *ext = pjdl_stream_extension(p);
+    if (ext == NULL || ext->wait_stream == NULL)
+        return pjdl_fail(PJDL_UNIMPLEMENTED,
+                         "a consumer stream was given, but the %s plugin has no stream extension "
+                         "to make it wait for the data",
+                         b->client->platform_name);
+    PJRT_Wait_Until_Buffer_Ready_On_Stream_Args args = {
+        .struct_size = PJRT_Wait_Until_Buffer_Ready_On_Stream_Args_STRUCT_SIZE,
+        .stream = o->stream,
+        .buffer = b->buffer};
+    return pjdl_take_error_ctx(p->api, ext->wait_stream(&args), "wait_stream");
+}
+
+static pjdl_code ctx_new(size_t ndim, export_ctx **out) {
+    return pjdl_alloc(sizeof(export_ctx) + 2 * ndim * sizeof(int64_t), "an exported tensor", out);
+}
+
+/* Zero-copy: pin, take the data pointer, make it ready. */
+static pjdl_code export_view(pjdl_buffer *b, const pjdl_export_options *o, export_ctx *ctx,
+                             export_plan *plan) {
+    pjdl_code code = pin(b);
+    if (code != PJDL_OK)
+        return code;
+    ctx->pinned = true;
+    ctx->buffer = b;
+    pjdl_buffer_retain(b);
+    code = pjdl_buffer_data_pointer(b, &plan->tensor.data);
+    if (code == PJDL_OK)
+        code = make_ready(b, o);
+    if (code != PJDL_OK)
+        return code;
+    memcpy(ctx->dims + b->ndim, b->strides, b->ndim * sizeof(int64_t));
+    return pjdl_buffer_dl_device(b, &plan->tensor.device);
+}
+
+/* Host copy, compact row-major, marked IS_COPIED. */
+static pjdl_code export_copy(pjdl_buffer *b, export_ctx *ctx, export_plan *plan) {
+    ctx->host_data = pjdl_aligned_alloc(b->size_bytes);
+    if (ctx->host_data == NULL)
+        return pjdl_fail(PJDL_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte host copy",
+                         b->size_bytes);
+    pjdl_code code = pjdl_buffer_read_host(b, ctx->host_data);
+    if (code != PJDL_OK)
+        return code;
+    int64_t stride = 1;
+    for (size_t i = b->ndim; i-- > 0;) {
+        ctx->dims[b->ndim + i] = stride;
+        stride *= b->dims[i];
+    }
+    plan->tensor.data = ctx->host_data;
+    plan->tensor.device = (DLDevice){kDLCPU, 0};
+    plan->flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
+    return PJDL_OK;
+}
+
+static bool dl_same(DLDevice a, DLDevice b) {
+    return a.device_type == b.device_type && a.device_id == b.device_id;
+}
+
+/* Why this export needs a host copy (NULL: it does not). */
+static const char *copy_reason(const pjdl_buffer *b, const pjdl_export_options *o, bool versioned,
+                               DLDevice own) {
+    if (o->copy == PJDL_COPY_ALWAYS)
+        return "copy=ALWAYS";
+    if (b->layout_code != PJDL_OK)
+        return b->layout_error ? b->layout_error : "the memory layout is not expressible";
+    if (o->has_dl_device && !dl_same(o->dl_device, own))
+        return "the requested dl_device is not the buffer's";
+    if (!versioned && o->read_only)
+        return "a legacy DLManagedTensor cannot be marked read-only";
+    return NULL;
+}
+
+static pjdl_code check_options(const pjdl_export_options *o) {
+    if (o->mode != PJDL_EXPORT_SHARE && o->mode != PJDL_EXPORT_TRANSFER)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "export: unknown mode %d", (int)o->mode);
+    if (o->copy != PJDL_COPY_IF_NEEDED && o->copy != PJDL_COPY_NEVER && o->copy != PJDL_COPY_ALWAYS)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "export: unknown copy setting %d", (int)o->copy);
+    return PJDL_OK;
+}
+
+/* Chooses view or copy and fills ctx and plan. */
+static pjdl_code export_fill(pjdl_buffer *b, const pjdl_export_options *o, bool versioned,
+                             export_ctx *ctx, export_plan *plan) {
+    DLDevice own;
+    pjdl_code code = pjdl_dtype_from_pjrt(b->type, &plan->tensor.dtype);
+    if (code == PJDL_OK)
+        code = pjdl_buffer_dl_device(b, &own);
+    if (code != PJDL_OK)
+        return code;
+    const char *why = copy_reason(b, o, versioned, own);
+    if (why == NULL)
+        return export_view(b, o, ctx, plan);
+    if (o->copy == PJDL_COPY_NEVER)
+        return pjdl_fail(b->layout_code != PJDL_OK ? b->layout_code : PJDL_INVALID_ARGUMENT,
+                         "export needs a copy (%s) but copy=NEVER", why);
+    if (o->has_dl_device && o->dl_device.device_type != kDLCPU && !dl_same(o->dl_device, own))
+        return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                         "export can copy only to the host (kDLCPU), not to device type %d",
+                         (int)o->dl_device.device_type);
+    return export_copy(b, ctx, plan);
+}
+
+static void plan_finish(pjdl_buffer *b, const pjdl_export_options *o, export_ctx *ctx,
+                        export_plan *plan) {
+    memcpy(ctx->dims, b->dims, b->ndim * sizeof(int64_t));
+    plan->tensor.ndim = (int32_t)b->ndim;
+    plan->tensor.shape = ctx->dims;
+    plan->tensor.strides = ctx->dims + b->ndim;
+    plan->tensor.byte_offset = 0;
+    if (o->read_only)
+        plan->flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
+}
+
+/* Reserves the buffer for this export: a transfer marks it transferred now
+ * so that no concurrent use starts; a failed export undoes that. */
+static pjdl_code reserve(pjdl_buffer *b, const pjdl_export_options *o) {
+    pthread_mutex_lock(&b->mu);
+    pjdl_code code = pjdl_buffer_check_live_locked(b);
+    if (code == PJDL_OK && o->mode == PJDL_EXPORT_TRANSFER)
+        b->transferred = true;
+    pthread_mutex_unlock(&b->mu);
+    return code;
+}
+
+static void unreserve(pjdl_buffer *b, const pjdl_export_options *o) {
+    if (o->mode != PJDL_EXPORT_TRANSFER)
+        return;
+    pthread_mutex_lock(&b->mu);
+    b->transferred = false;
+    pthread_mutex_unlock(&b->mu);
+}
+
+static pjdl_code export_any(pjdl_buffer *b, const pjdl_export_options *options, bool versioned,
+                            export_ctx **out, export_plan *plan) {
+    pjdl_clear_error();
+    pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
+    if (b == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "export: buffer is NULL");
+    pjdl_code code = pjdl_copy_options(options, options ? options->struct_size : 0, sizeof o, &o,
+                                       sizeof o, "pjdl_export_options");
+    if (code == PJDL_OK)
+        code = check_options(&o);
+    if (code == PJDL_OK)
+        code = reserve(b, &o);
+    if (code != PJDL_OK)
+        return code;
+    export_ctx *ctx = NULL;
+    code = ctx_new(b->ndim, &ctx);
+    if (code == PJDL_OK)
+        code = export_fill(b, &o, versioned, ctx, plan);
+    if (code != PJDL_OK) {
+        if (ctx)
+            export_free(ctx);
+        unreserve(b, &o);
+        return code;
+    }
+    plan_finish(b, &o, ctx, plan);
+    *out = ctx;
+    return PJDL_OK;
+}
+
+pjdl_code pjdl_buffer_export(pjdl_buffer *buffer, const pjdl_export_options *options,
+                             DLManagedTensorVersioned **out) {
+    export_ctx *ctx;
+    export_plan plan = {0};
+    if (out == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_export: out is NULL");
+    pjdl_code code = export_any(buffer, options, true, &ctx, &plan);
+    if (code != PJDL_OK)
+        return code;
+    DLManagedTensorVersioned *t = &ctx->t.versioned;
+    t->version.major = DLPACK_MAJOR_VERSION;
+    t->version.minor = DLPACK_MINOR_VERSION;
+    t->manager_ctx = ctx;
+    t->deleter = delete_versioned;
+    t->flags = plan.flags;
+    t->dl_tensor = plan.tensor;
+    *out = t;
+    return PJDL_OK;
+}
+
+pjdl_code pjdl_buffer_export_legacy(pjdl_buffer *buffer, const pjdl_export_options *options,
+                                    DLManagedTensor **out) {
+    export_ctx *ctx;
+    export_plan plan = {0};
+    if (out == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_export_legacy: out is NULL");
+    pjdl_code code = export_any(buffer, options, false, &ctx, &plan);
+    if (code != PJDL_OK)
+        return code;
+    DLManagedTensor *t = &ctx->t.legacy;
+    t->manager_ctx = ctx;
+    t->deleter = delete_legacy;
+    t->dl_tensor = plan.tensor;
+    *out = t;
+    return PJDL_OK;
+}

@@ -1,0 +1,194 @@
+/* Import: a DLPack tensor as a pjdl_buffer, viewed when possible, else copied
+ * when allowed. */
+#include <stdio.h>
+#include <string.h>
+
+#include "import.h"
+#include "platform.h"
+
+static bool dl_same(DLDevice a, DLDevice b) {
+    return a.device_type == b.device_type && a.device_id == b.device_id;
+}
+
+/* The device a memory belongs to (the first that can address it). */
+static pjdl_device *device_of_memory(const pjdl_memory *m) {
+    const pjdl_client *c = m->client;
+    for (size_t i = 0; i < c->num_devices; i++) {
+        if (c->devices[i].default_memory == m)
+            return &c->devices[i];
+        for (size_t k = 0; k < c->devices[i].num_memories; k++)
+            if (c->devices[i].memories[k] == m)
+                return &c->devices[i];
+    }
+    return NULL;
+}
+
+/* Picks client, device and memory: the options' target, else the client
+ * whose device has the tensor's DLDevice. */
+static pjdl_code find_target(import_job *job, pjdl_client *const *clients, size_t n) {
+    const pjdl_import_options *o = &job->options;
+    if (o->memory != NULL) {
+        job->memory = o->memory;
+        job->device = device_of_memory(o->memory);
+        if (job->device == NULL)
+            return pjdl_fail(PJDL_INVALID_ARGUMENT, "import: the target memory has no device");
+    } else if (o->device != NULL) {
+        job->device = o->device;
+        job->memory = o->device->default_memory;
+    } else {
+        if (clients == NULL && n > 0)
+            return pjdl_fail(PJDL_INVALID_ARGUMENT, "import: clients is NULL");
+        for (size_t i = 0; i < n && job->device == NULL; i++)
+            if (clients[i] != NULL && pjdl_client_find_dl(clients[i], job->tensor->device,
+                                                          &job->device, &job->memory) != PJDL_OK)
+                job->device = NULL;
+        if (job->device == NULL)
+            return pjdl_fail(PJDL_NOT_FOUND,
+                             "import: none of the %zu clients has a device for the tensor's "
+                             "DLDevice {%s, %d}",
+                             n, pjdl_dl_device_type_name(job->tensor->device.device_type),
+                             (int)job->tensor->device.device_id);
+    }
+    job->client = job->device->client;
+    return pjdl_device_dl(job->device, job->memory, &job->target_dl);
+}
+
+/* Why no view is possible (NULL: a view may be tried). */
+static const char *view_obstacle(const import_job *job, pjdl_code *code) {
+    *code = PJDL_INVALID_ARGUMENT;
+    if (job->options.copy == PJDL_COPY_ALWAYS)
+        return "copy=ALWAYS";
+    if (!dl_same(job->target_dl, job->tensor->device))
+        return "the target device is not the tensor's device";
+    if (job->read_only)
+        return "the tensor is read-only and a PJRT buffer is writable";
+    if (job->layout.kind == PJDL_LAYOUT_STRIDED)
+        return job->layout.why_strided ? job->layout.why_strided
+                                       : "the strides are not a compact layout";
+    if (!job->layout.aligned)
+        return "the data is not aligned to its element size";
+    if (!PJDL_HAS(job->client->plugin, PJRT_Client_CreateViewOfDeviceBuffer)) {
+        *code = PJDL_UNIMPLEMENTED;
+        return "the plugin does not implement PJRT_Client_CreateViewOfDeviceBuffer";
+    }
+    return NULL;
+}
+
+/* Whether a copy is possible; fails with the reason when not. */
+static pjdl_code check_copy(const import_job *job, pjdl_code code, const char *why) {
+    if (job->options.copy == PJDL_COPY_NEVER)
+        return pjdl_fail(code, "import: no zero-copy view is possible (%s) and copy=NEVER", why);
+    DLDeviceType src = job->tensor->device.device_type;
+    if (!pjdl_dl_device_type_host_reachable(src))
+        return pjdl_fail(code,
+                         "import: no zero-copy view is possible (%s), and memory of %s is not "
+                         "reachable from the host for a copy",
+                         why, pjdl_dl_device_type_name(src));
+    return PJDL_OK;
+}
+
+static bool plugin_refused(pjdl_code code) {
+    return code == PJDL_UNIMPLEMENTED || code == PJDL_INVALID_ARGUMENT;
+}
+
+/* A view when possible, else a copy when allowed; job->owner is set on
+ * success and still pending. */
+static pjdl_code import_pjrt(import_job *job, DLManagedTensorVersioned *v, DLManagedTensor *l,
+                             PJRT_Buffer **out) {
+    pjdl_code code;
+    char plugin_why[512];
+    const char *why = view_obstacle(job, &code);
+    if (why == NULL) {
+        if ((code = pjdl_import_owner_new(v, l, &job->owner)) != PJDL_OK)
+            return code;
+        code = pjdl_import_view(job, out);
+        if (code == PJDL_OK)
+            return PJDL_OK;
+        pjdl_import_owner_finish(job->owner, false);
+        job->owner = NULL;
+        if (!plugin_refused(code))
+            return code;
+        snprintf(plugin_why, sizeof plugin_why, "%s", pjdl_last_error());
+        why = plugin_why;
+    }
+    if ((code = check_copy(job, code, why)) != PJDL_OK)
+        return code;
+    if ((code = pjdl_import_owner_new(v, l, &job->owner)) != PJDL_OK)
+        return code;
+    code = pjdl_import_copy(job, out);
+    if (code != PJDL_OK) {
+        pjdl_import_owner_finish(job->owner, false);
+        job->owner = NULL;
+    }
+    return code;
+}
+
+static pjdl_code job_prepare(import_job *job, const DLTensor *t,
+                             const pjdl_import_options *options) {
+    pjdl_code code =
+        pjdl_copy_options(options, options ? options->struct_size : 0, sizeof job->options,
+                          &job->options, sizeof job->options, "pjdl_import_options");
+    if (code != PJDL_OK)
+        return code;
+    pjdl_copy c = job->options.copy;
+    if (c != PJDL_COPY_IF_NEEDED && c != PJDL_COPY_NEVER && c != PJDL_COPY_ALWAYS)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "import: unknown copy setting %d", (int)c);
+    job->tensor = t;
+    code = pjdl_tensor_check(t, &job->layout);
+    if (code == PJDL_OK)
+        code = pjdl_dtype_to_pjrt(t->dtype, &job->type);
+    return code;
+}
+
+static pjdl_code import_any(pjdl_client *const *clients, size_t n, const DLTensor *t,
+                            bool read_only, DLManagedTensorVersioned *v, DLManagedTensor *l,
+                            const pjdl_import_options *options, pjdl_buffer **out) {
+    import_job job = {.options = PJDL_IMPORT_OPTIONS_INIT, .read_only = read_only};
+    pjdl_code code = job_prepare(&job, t, options);
+    if (code == PJDL_OK)
+        code = find_target(&job, clients, n);
+    PJRT_Buffer *pjrt = NULL;
+    if (code == PJDL_OK)
+        code = import_pjrt(&job, v, l, &pjrt);
+    if (code != PJDL_OK)
+        return code;
+    code = pjdl_buffer_adopt(job.client, pjrt, out);
+    if (code == PJDL_OK) {
+        pjdl_import_owner_finish(job.owner, true);
+        return PJDL_OK;
+    }
+    /* The caller keeps the tensor: once PJRT has let go of it, and without
+     * its deleter being called. */
+    pjdl_pjrt_buffer_destroy(job.client->plugin->api, pjrt);
+    pjdl_import_owner_abandon(job.owner);
+    return code;
+}
+
+pjdl_code pjdl_import(pjdl_client *const *clients, size_t num_clients,
+                      DLManagedTensorVersioned *tensor, const pjdl_import_options *options,
+                      pjdl_buffer **out) {
+    pjdl_clear_error();
+    if (tensor == NULL || out == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_import: tensor and out must not be NULL");
+    if (tensor->version.major != DLPACK_MAJOR_VERSION)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                         "pjdl_import: the tensor is DLPack version %u.%u; this library reads "
+                         "major version %d",
+                         tensor->version.major, tensor->version.minor, DLPACK_MAJOR_VERSION);
+    if (tensor->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED)
+        return pjdl_fail(PJDL_UNIMPLEMENTED, "pjdl_import: padded sub-byte tensors are not "
+                                             "supported");
+    bool read_only = (tensor->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
+    return import_any(clients, num_clients, &tensor->dl_tensor, read_only, tensor, NULL, options,
+                      out);
+}
+
+pjdl_code pjdl_import_legacy(pjdl_client *const *clients, size_t num_clients,
+                             DLManagedTensor *tensor, const pjdl_import_options *options,
+                             pjdl_buffer **out) {
+    pjdl_clear_error();
+    if (tensor == NULL || out == NULL)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                         "pjdl_import_legacy: tensor and out must not be NULL");
+    return import_any(clients, num_clients, &tensor->dl_tensor, false, NULL, tensor, options, out);
+}

@@ -1,0 +1,64 @@
+/* Import internals shared by import.c, import_view.c and import_copy.c. */
+#ifndef PJDL_SRC_IMPORT_H_
+#define PJDL_SRC_IMPORT_H_
+
+#include "internal.h"
+
+/* The producer's tensor and the exactly-once call of its deleter.
+ *
+ * The deleter runs when both hold: the import succeeded (state LIVE) and
+ * PJRT released the memory (released). Whichever of the two comes last
+ * calls it. A failed import (state FAILED) never calls it: the caller keeps
+ * the tensor. Two references: the import call and PJRT's callback. */
+typedef enum import_state { IMPORT_PENDING, IMPORT_LIVE, IMPORT_FAILED } import_state;
+
+typedef struct import_owner {
+    pthread_mutex_t mu;
+    pthread_cond_t released_cv;
+    import_state state;
+    bool released;
+    int refs;
+    DLManagedTensorVersioned *versioned; /* exactly one of the two is set */
+    DLManagedTensor *legacy;
+} import_owner;
+
+/* What the import works on. */
+typedef struct import_job {
+    const DLTensor *tensor;
+    pjdl_layout layout;
+    PJRT_Buffer_Type type;
+    bool read_only;
+    pjdl_import_options options;
+    pjdl_client *client;
+    pjdl_device *device;
+    pjdl_memory *memory;
+    DLDevice target_dl; /* the DLDevice of (device, memory) */
+    import_owner *owner;
+} import_job;
+
+pjdl_code pjdl_import_owner_new(DLManagedTensorVersioned *v, DLManagedTensor *l,
+                                import_owner **out);
+/* Marks the outcome and drops the import call's reference; on success calls
+ * the deleter if PJRT already released the memory. */
+void pjdl_import_owner_finish(import_owner *owner, bool success);
+/* The import failed after PJRT took the memory: waits until PJRT released
+ * it (so the caller may free it), never calls the deleter, and drops the
+ * import call's reference. */
+void pjdl_import_owner_abandon(import_owner *owner);
+/* PJRT no longer needs the memory: calls the deleter if the import
+ * succeeded, and drops the callback's reference. */
+void pjdl_import_owner_release(import_owner *owner);
+
+/* The release callback will never come (registration failed): drops its
+ * reference without calling the deleter. */
+void pjdl_import_owner_cancel(import_owner *owner);
+
+/* Tries a zero-copy view; *out is the new PJRT buffer. On failure the owner
+ * has no callback reference pending. */
+pjdl_code pjdl_import_view(import_job *job, PJRT_Buffer **out);
+
+/* Copies the host-reachable tensor into the target; arranges for the owner
+ * to be released once the source is no longer needed. */
+pjdl_code pjdl_import_copy(import_job *job, PJRT_Buffer **out);
+
+#endif

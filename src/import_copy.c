@@ -1,0 +1,131 @@
+/* Import with a copy: PJRT_Client_BufferFromHostBuffer from host memory.
+ *
+ * Positive, aligned strides go to the plugin as byte strides and the
+ * producer's memory is released when the plugin is done reading it
+ * (done_with_host_buffer). Anything else (broadcast, negative strides,
+ * unaligned data, a plugin that refuses the strides) is first packed into a
+ * compact staging copy. */
+#include <stdlib.h>
+
+#include "import.h"
+
+static bool plugin_refused(pjdl_code code) {
+    return code == PJDL_UNIMPLEMENTED || code == PJDL_INVALID_ARGUMENT;
+}
+
+/* Whether the plugin may read the tensor in place: aligned, not empty, and
+ * positive strides that never make two elements overlap (gaps are fine). */
+static bool direct_ok(const pjdl_layout *l) {
+    if (!l->aligned || l->num_elements == 0)
+        return false;
+    int64_t stride[PJDL_MAX_RANK], extent[PJDL_MAX_RANK];
+    int n = 0;
+    for (int32_t i = 0; i < l->ndim; i++) {
+        if (l->shape[i] <= 1)
+            continue;
+        if (l->byte_strides[i] <= 0)
+            return false;
+        /* insertion sort by stride, ascending */
+        int j = n++;
+        for (; j > 0 && stride[j - 1] > l->byte_strides[i]; j--) {
+            stride[j] = stride[j - 1];
+            extent[j] = extent[j - 1];
+        }
+        stride[j] = l->byte_strides[i];
+        extent[j] = l->shape[i];
+    }
+    int64_t span = (int64_t)l->elem_size;
+    for (int i = 0; i < n; i++) {
+        if (stride[i] < span)
+            return false;
+        span = stride[i] * extent[i]; /* no overflow: checked by pjdl_tensor_check */
+    }
+    return true;
+}
+
+static void on_host_done(void *arg, pjdl_code code) {
+    (void)code; /* failed or not, the plugin no longer reads the source */
+    pjdl_import_owner_release(arg);
+}
+
+static pjdl_code copy_from(import_job *job, const void *src, const int64_t *byte_strides,
+                           PJRT_HostBufferSemantics semantics, PJRT_Buffer **out,
+                           PJRT_Event **done) {
+    return pjdl_host_to_device(job->client, src, job->type, job->tensor->shape,
+                               (size_t)job->tensor->ndim, byte_strides, job->device, job->memory,
+                               semantics, out, done);
+}
+
+/* The source is read in place; the owner is released when that is over. */
+static pjdl_code copy_direct(import_job *job, PJRT_Buffer **out) {
+    const pjdl_plugin *p = job->client->plugin;
+    const DLTensor *t = job->tensor;
+    const void *src = (const char *)t->data + t->byte_offset;
+    const int64_t *strides =
+        job->layout.kind == PJDL_LAYOUT_ROW_MAJOR ? NULL : job->layout.byte_strides;
+    PJRT_Event *done = NULL;
+    pjdl_code code = copy_from(
+        job, src, strides, PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes, out, &done);
+    if (code == PJDL_OK && done != NULL) {
+        if (pjdl_event_then(p, done, on_host_done, job->owner) != PJDL_OK) {
+            pjdl_event_wait(p, done, 0);
+            pjdl_import_owner_release(job->owner);
+        }
+        pjdl_event_destroy(p->api, done);
+        return PJDL_OK;
+    }
+    if (code == PJDL_OK || !plugin_refused(code)) {
+        if (code == PJDL_OK)
+            pjdl_import_owner_release(job->owner);
+        return code;
+    }
+    code =
+        copy_from(job, src, strides, PJRT_HostBufferSemantics_kImmutableOnlyDuringCall, out, &done);
+    pjdl_event_destroy(p->api, done);
+    if (code == PJDL_OK)
+        pjdl_import_owner_release(job->owner);
+    return code;
+}
+
+/* Packs the tensor compactly first; the source is free once packed. */
+static pjdl_code copy_staged(import_job *job, PJRT_Buffer **out) {
+    const pjdl_plugin *p = job->client->plugin;
+    const DLTensor *t = job->tensor;
+    void *staging = pjdl_aligned_alloc(job->layout.nbytes);
+    if (staging == NULL)
+        return pjdl_fail(PJDL_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte staging copy",
+                         job->layout.nbytes);
+    if (job->layout.nbytes > 0)
+        pjdl_strided_copy(staging, (const char *)t->data + t->byte_offset, &job->layout);
+    PJRT_Event *done = NULL;
+    pjdl_code code = copy_from(job, staging, NULL,
+                               PJRT_HostBufferSemantics_kImmutableOnlyDuringCall, out, &done);
+    if (plugin_refused(code))
+        code = copy_from(job, staging, NULL,
+                         PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes, out, &done);
+    if (code == PJDL_OK) {
+        pjdl_code waited = pjdl_event_wait(p, done, 0);
+        (void)waited; /* the staging copy may go either way */
+    }
+    pjdl_event_destroy(p->api, done);
+    free(staging);
+    if (code == PJDL_OK)
+        pjdl_import_owner_release(job->owner);
+    return code;
+}
+
+pjdl_code pjdl_import_copy(import_job *job, PJRT_Buffer **out) {
+    pjdl_code code = PJDL_UNIMPLEMENTED;
+    if (direct_ok(&job->layout)) {
+        code = copy_direct(job, out);
+        if (code == PJDL_OK || !plugin_refused(code)) {
+            if (code != PJDL_OK)
+                pjdl_import_owner_cancel(job->owner);
+            return code;
+        }
+    }
+    code = copy_staged(job, out);
+    if (code != PJDL_OK)
+        pjdl_import_owner_cancel(job->owner);
+    return code;
+}

@@ -1,0 +1,44 @@
+/* Import without a copy: PJRT_Client_CreateViewOfDeviceBuffer. */
+#include "import.h"
+
+static void on_view_deleted(void *device_buffer_ptr, void *user_arg) {
+    (void)device_buffer_ptr;
+    pjdl_import_owner_release(user_arg);
+}
+
+pjdl_code pjdl_import_view(import_job *job, PJRT_Buffer **out) {
+    const pjdl_plugin *p = job->client->plugin;
+    pjdl_code code = PJDL_NEED(p, PJRT_Client_CreateViewOfDeviceBuffer);
+    if (code != PJDL_OK)
+        return code;
+    const DLTensor *t = job->tensor;
+    PJRT_Buffer_MemoryLayout layout = {.struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE,
+                                       .type = PJRT_Buffer_MemoryLayout_Type_Tiled};
+    layout.tiled.struct_size = PJRT_Buffer_MemoryLayout_Tiled_STRUCT_SIZE;
+    layout.tiled.minor_to_major = job->layout.minor_to_major;
+    layout.tiled.minor_to_major_size = (size_t)job->layout.ndim;
+    PJRT_Client_CreateViewOfDeviceBuffer_Args a = {
+        .struct_size = PJRT_Client_CreateViewOfDeviceBuffer_Args_STRUCT_SIZE,
+        .client = job->client->client,
+        .device_buffer_ptr = (char *)t->data + t->byte_offset,
+        .dims = t->shape,
+        .num_dims = (size_t)t->ndim,
+        .element_type = job->type,
+        /* Row-major is PJRT's default; say so only for permutations. */
+        .layout = job->layout.kind == PJDL_LAYOUT_PERMUTED ? &layout : NULL,
+        .device = job->device->device,
+        .on_delete_callback = on_view_deleted,
+        .on_delete_callback_arg = job->owner,
+        .stream = job->options.has_stream ? job->options.stream : 0,
+        .memory = job->memory ? job->memory->memory : NULL};
+    code = pjdl_take_error_ctx(p->api, p->api->PJRT_Client_CreateViewOfDeviceBuffer(&a),
+                               "PJRT_Client_CreateViewOfDeviceBuffer");
+    if (code == PJDL_OK && a.buffer == NULL)
+        code = pjdl_fail(PJDL_INTERNAL, "PJRT_Client_CreateViewOfDeviceBuffer returned no buffer");
+    if (code != PJDL_OK) {
+        pjdl_import_owner_cancel(job->owner);
+        return code;
+    }
+    *out = a.buffer;
+    return PJDL_OK;
+}

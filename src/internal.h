@@ -1,0 +1,182 @@
+/* The library's internal objects and the helpers shared between its files. */
+#ifndef PJDL_SRC_INTERNAL_H_
+#define PJDL_SRC_INTERNAL_H_
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "layout.h"
+#include "pjrt_dlpack.h"
+
+/* ------------------------------------------------------------------ plugin */
+
+struct pjdl_plugin {
+    atomic_long refs;
+    const PJRT_Api *api;
+    void *handle; /* dlopen handle; NULL for pjdl_plugin_from_api */
+    char *path;   /* what was dlopen()ed; NULL for pjdl_plugin_from_api */
+    int major, minor;
+    bool counted; /* counted in the init registry's users (plugin.c) */
+};
+
+/* Makes a plugin of a dlopen()ed library (plugin.c); takes handle and path. */
+pjdl_code pjdl_plugin_open(void *handle, char *path, const PJRT_Api *api, pjdl_plugin **out);
+
+/* Whether the plugin's table holds a non-NULL slot at byte `offset`. */
+bool pjdl_slot_present(const PJRT_Api *api, size_t offset);
+
+/* OK when the slot is present, else UNIMPLEMENTED naming it. */
+pjdl_code pjdl_need_slot(const pjdl_plugin *plugin, size_t offset, const char *name);
+
+#define PJDL_HAS(plugin, slot) pjdl_slot_present((plugin)->api, offsetof(PJRT_Api, slot))
+#define PJDL_NEED(plugin, slot) pjdl_need_slot((plugin), offsetof(PJRT_Api, slot), #slot)
+
+/* Converts a PJRT error into a pjdl_code and the thread's message (the
+ * plugin's code and text), destroys it, and returns the code. NULL is OK. */
+pjdl_code pjdl_take_error(const PJRT_Api *api, PJRT_Error *error);
+
+/* The same, with "context: " put before the plugin's message. */
+pjdl_code pjdl_take_error_ctx(const PJRT_Api *api, PJRT_Error *error, const char *context);
+
+/* Reads code and message of `error` into buf without touching the thread's
+ * message, then destroys it. */
+pjdl_code pjdl_error_read(const PJRT_Api *api, PJRT_Error *error, char *buf, size_t size);
+
+/* Destroys an error without reporting it (for clean-up paths). */
+void pjdl_drop_error(const PJRT_Api *api, PJRT_Error *error);
+
+/* Destroys an event (NULL is fine); errors are dropped. */
+void pjdl_event_destroy(const PJRT_Api *api, PJRT_Event *event);
+
+/* Blocks until `event` is ready and returns its error (converted), or
+ * DEADLINE_EXCEEDED after timeout_ms milliseconds (<= 0: no limit). Does not
+ * destroy the event. */
+pjdl_code pjdl_event_wait(const pjdl_plugin *plugin, PJRT_Event *event, int64_t timeout_ms);
+
+/* Calls fn(arg, code) once `event` is ready, possibly on another thread or
+ * before returning. On failure to register, returns the error and never calls
+ * fn. Does not destroy the event. */
+typedef void (*pjdl_event_fn)(void *arg, pjdl_code code);
+pjdl_code pjdl_event_then(const pjdl_plugin *plugin, PJRT_Event *event, pjdl_event_fn fn,
+                          void *arg);
+
+/* Allocates with malloc, failing with RESOURCE_EXHAUSTED naming `what`. */
+pjdl_code pjdl_alloc(size_t size, const char *what, void *out);
+/* strndup that reports RESOURCE_EXHAUSTED. */
+pjdl_code pjdl_strdup(const char *s, size_t len, char **out);
+
+/* ------------------------------------------------------------------ client */
+
+struct pjdl_memory {
+    pjdl_client *client;
+    PJRT_Memory *memory;
+    int id;
+    char *kind;
+};
+
+struct pjdl_device {
+    pjdl_client *client;
+    PJRT_Device *device;
+    size_t index;
+    int id;
+    int local_hardware_id; /* -1 when unknown */
+    char *kind;
+    char *debug_string;
+    size_t num_memories;
+    pjdl_memory **memories; /* point into client->memories */
+    pjdl_memory *default_memory;
+};
+
+struct pjdl_client {
+    atomic_long refs;
+    pjdl_plugin *plugin;
+    PJRT_Client *client;
+    bool owned;
+    char *platform_name;
+    char *platform_version;
+    uint64_t platform_id;
+    size_t num_devices;
+    pjdl_device *devices;
+    size_t num_memories;
+    pjdl_memory *memories;
+    _Atomic int64_t timeout_ms;
+};
+
+static inline const PJRT_Api *pjdl_client_api(const pjdl_client *client) {
+    return client->plugin->api;
+}
+
+/* Fills the client's platform, devices and memories (client.c -> device.c). */
+pjdl_code pjdl_client_read_topology(pjdl_client *client);
+void pjdl_client_free_topology(pjdl_client *client);
+
+/* The pjdl_device / pjdl_memory for a PJRT handle of this client, or NULL. */
+pjdl_device *pjdl_client_lookup_device(const pjdl_client *client, const PJRT_Device *device);
+pjdl_memory *pjdl_client_lookup_memory(const pjdl_client *client, const PJRT_Memory *memory);
+
+/* The stream extension, or NULL. */
+const PJRT_Stream_Extension *pjdl_stream_extension(const pjdl_plugin *plugin);
+
+/* ------------------------------------------------------------------ buffer */
+
+struct pjdl_buffer {
+    atomic_long refs; /* user references plus one per live export */
+    pjdl_client *client;
+    PJRT_Buffer *buffer;
+    pthread_mutex_t mu; /* guards the state flags below */
+    bool deleted;       /* pjdl_buffer_delete */
+    bool transferred;   /* a transfer-mode export */
+    atomic_bool ready;  /* the ready event completed without error */
+    PJRT_Buffer_Type type;
+    size_t elem_size; /* 0 for sub-byte types */
+    size_t size_bytes;
+    pjdl_device *device;
+    pjdl_memory *memory;
+    /* The memory layout as DLPack element strides, or why it has none. */
+    pjdl_code layout_code;
+    char *layout_error;
+    size_t ndim;
+    int64_t *dims;    /* ndim entries; points into the allocation */
+    int64_t *strides; /* ndim entries, element strides */
+};
+
+/* Wraps `pjrt` (which becomes owned on success only) reading its metadata. */
+pjdl_code pjdl_buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer **out);
+
+/* FAILED_PRECONDITION when the buffer was deleted or transferred. Call with
+ * buffer->mu held. */
+pjdl_code pjdl_buffer_check_live_locked(const pjdl_buffer *buffer);
+
+/* Waits for the ready event unless known ready (honours the timeout). */
+pjdl_code pjdl_buffer_wait_ready(pjdl_buffer *buffer);
+
+/* Copies the contents, compact row-major, into dst (size_bytes bytes), no
+ * state checks. */
+pjdl_code pjdl_buffer_read_host(pjdl_buffer *buffer, void *dst);
+
+/* Host to device copy helper shared by pjdl_buffer_from_host and import:
+ * `semantics` as PJRT defines; *done receives the done_with_host_buffer event
+ * (may be NULL). byte_strides may be NULL. */
+pjdl_code pjdl_host_to_device(pjdl_client *client, const void *data, PJRT_Buffer_Type type,
+                              const int64_t *dims, size_t ndim, const int64_t *byte_strides,
+                              pjdl_device *device, pjdl_memory *memory,
+                              PJRT_HostBufferSemantics semantics, PJRT_Buffer **out,
+                              PJRT_Event **done);
+
+/* Destroys a PJRT buffer, dropping errors. */
+void pjdl_pjrt_buffer_destroy(const PJRT_Api *api, PJRT_Buffer *buffer);
+
+/* Copies `size` bytes starting at the options struct into a defaulted copy:
+ * the common part of the export / import options handling. */
+pjdl_code pjdl_copy_options(const void *options, size_t struct_size, size_t min_size, void *out,
+                            size_t out_size, const char *what);
+
+/* Aligned allocation for host copies of tensor data. */
+#define PJDL_DATA_ALIGNMENT 64
+void *pjdl_aligned_alloc(size_t size);
+
+#endif

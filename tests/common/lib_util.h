@@ -1,0 +1,121 @@
+/* Helpers for the library's tests (tests/lib): loading the reference
+ * plugin, making clients, and DLPack tensors with counting deleters. */
+#ifndef PJDL_TESTS_LIB_UTIL_H_
+#define PJDL_TESTS_LIB_UTIL_H_
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <setjmp.h>
+
+#include <cmocka.h>
+
+#include "pjrt_dlpack.h"
+#include "pjrt_ref_ext.h"
+
+/* Fails the test with the library's message when `expr` is not PJDL_OK. */
+#define LIB_OK(expr)                                                                               \
+    do {                                                                                           \
+        pjdl_code lib_code_ = (expr);                                                              \
+        if (lib_code_ != PJDL_OK)                                                                  \
+            fail_msg("%s -> %s: %s", #expr, pjdl_code_name(lib_code_), pjdl_last_error());         \
+    } while (0)
+
+/* Asserts `expr` fails with `code`. */
+#define LIB_FAILS(code, expr)                                                                      \
+    do {                                                                                           \
+        pjdl_code lib_code_ = (expr);                                                              \
+        if (lib_code_ != (code))                                                                   \
+            fail_msg("%s -> %s (%s), wanted %s", #expr, pjdl_code_name(lib_code_),                 \
+                     pjdl_last_error(), pjdl_code_name(code));                                     \
+    } while (0)
+
+static inline const char *lib_plugin_path(void) {
+    const char *p = getenv("PJRT_REF_PLUGIN");
+    if (p == NULL || p[0] == '\0')
+        fail_msg("PJRT_REF_PLUGIN is not set");
+    return p;
+}
+
+static inline pjdl_plugin *lib_load(void) {
+    pjdl_plugin *plugin = NULL;
+    LIB_OK(pjdl_plugin_load(lib_plugin_path(), &plugin));
+    return plugin;
+}
+
+/* A client of the reference plugin on `platform` ("cpu" or "xpu"). */
+static inline pjdl_client *lib_client(pjdl_plugin *plugin, const char *platform) {
+    pjdl_option opt = {.name = "platform", .type = PJDL_OPTION_STRING};
+    opt.value.string_value = platform;
+    pjdl_client *client = NULL;
+    LIB_OK(pjdl_client_create(plugin, &opt, 1, &client));
+    return client;
+}
+
+static inline const PJRT_Ref_Extension *lib_ref_ext(const pjdl_plugin *plugin) {
+    return (const PJRT_Ref_Extension *)pjdl_plugin_extension(plugin, PJRT_REF_EXTENSION_TYPE);
+}
+
+/* Live allocations of the plugin for `client` (its buffers and work). */
+static inline int64_t lib_live(pjdl_client *client) {
+    const PJRT_Ref_Extension *ext = lib_ref_ext(pjdl_client_plugin(client));
+    assert_non_null(ext);
+    PJRT_Ref_LiveAllocations_Args a = {.struct_size = PJRT_Ref_LiveAllocations_Args_STRUCT_SIZE,
+                                       .client = pjdl_client_pjrt(client)};
+    assert_null(ext->live_allocations(&a));
+    return a.client_allocations;
+}
+
+/* A host tensor that counts its deleter calls. */
+typedef struct lib_tensor {
+    DLManagedTensorVersioned v;
+    DLManagedTensor l;
+    int64_t shape[8];
+    int64_t strides[8];
+    void *storage;
+    int deleted; /* deleter calls (atomic: deleters may run on any thread) */
+} lib_tensor;
+
+static inline void lib_tensor_deleter_v(DLManagedTensorVersioned *self) {
+    __atomic_fetch_add(&((lib_tensor *)self->manager_ctx)->deleted, 1, __ATOMIC_SEQ_CST);
+}
+
+static inline void lib_tensor_deleter_l(DLManagedTensor *self) {
+    __atomic_fetch_add(&((lib_tensor *)self->manager_ctx)->deleted, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Fills a tensor over `storage` (not owned); strides NULL: row-major. */
+static inline void lib_tensor_init(lib_tensor *t, void *storage, DLDataType dtype, int ndim,
+                                   const int64_t *shape, const int64_t *strides) {
+    memset(t, 0, sizeof *t);
+    t->storage = storage;
+    memcpy(t->shape, shape, (size_t)ndim * sizeof *shape);
+    if (strides)
+        memcpy(t->strides, strides, (size_t)ndim * sizeof *strides);
+    DLTensor dl = {.data = storage,
+                   .device = {kDLCPU, 0},
+                   .ndim = ndim,
+                   .dtype = dtype,
+                   .shape = t->shape,
+                   .strides = strides ? t->strides : NULL,
+                   .byte_offset = 0};
+    t->v.version.major = DLPACK_MAJOR_VERSION;
+    t->v.version.minor = DLPACK_MINOR_VERSION;
+    t->v.manager_ctx = t;
+    t->v.deleter = lib_tensor_deleter_v;
+    t->v.dl_tensor = dl;
+    t->l.manager_ctx = t;
+    t->l.deleter = lib_tensor_deleter_l;
+    t->l.dl_tensor = dl;
+}
+
+static inline DLDataType lib_dtype(uint8_t code, uint8_t bits) {
+    DLDataType d = {code, bits, 1};
+    return d;
+}
+
+#endif

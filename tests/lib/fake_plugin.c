@@ -1,0 +1,42 @@
+/* A minimal PJRT plugin for the loader tests: counts PJRT_Plugin_Initialize
+ * calls and implements nothing else but errors. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pjrt_dlpack/pjrt_abi.h"
+
+__attribute__((visibility("default"))) int lib_fake_init_calls;
+
+static void fake_error_destroy(PJRT_Error_Destroy_Args *args) {
+    (void)args;
+}
+
+static void fake_error_message(PJRT_Error_Message_Args *args) {
+    args->message = "fake";
+    args->message_size = 4;
+}
+
+static PJRT_Error *fake_error_code(PJRT_Error_GetCode_Args *args) {
+    args->code = PJRT_Error_Code_INTERNAL;
+    return NULL;
+}
+
+static PJRT_Error *fake_initialize(PJRT_Plugin_Initialize_Args *args) {
+    (void)args;
+    __atomic_fetch_add(&lib_fake_init_calls, 1, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
+static PJRT_Api fake_api;
+
+__attribute__((visibility("default"))) const PJRT_Api *GetPjrtApi(void) {
+    fake_api.struct_size = PJRT_Api_STRUCT_SIZE;
+    fake_api.pjrt_api_version.struct_size = PJRT_Api_Version_STRUCT_SIZE;
+    fake_api.pjrt_api_version.major_version = PJRT_API_MAJOR;
+    fake_api.pjrt_api_version.minor_version = 1;
+    fake_api.PJRT_Error_Destroy = fake_error_destroy;
+    fake_api.PJRT_Error_Message = fake_error_message;
+    fake_api.PJRT_Error_GetCode = fake_error_code;
+    fake_api.PJRT_Plugin_Initialize = fake_initialize;
+    return &fake_api;
+}

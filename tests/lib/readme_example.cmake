@@ -1,0 +1,31 @@
+# Compiles and runs the C example of README.md: the ```c block that follows
+# the line "<!-- pjdl:example -->"; fails when the README has no such block.
+# Variables: README, WORK_DIR, CC, INCLUDE_DIR, LIBRARY, PLUGIN.
+if(NOT EXISTS ${README})
+    message(FATAL_ERROR "no README.md")
+endif()
+file(READ ${README} text)
+string(FIND "${text}" "<!-- pjdl:example -->" at)
+if(at EQUAL -1)
+    message(FATAL_ERROR "README.md has no <!-- pjdl:example --> block")
+endif()
+string(SUBSTRING "${text}" ${at} -1 text)
+string(FIND "${text}" "```c\n" start)
+string(SUBSTRING "${text}" ${start} -1 text)
+string(SUBSTRING "${text}" 5 -1 text)
+string(FIND "${text}" "```" end)
+string(SUBSTRING "${text}" 0 ${end} code)
+file(MAKE_DIRECTORY ${WORK_DIR})
+get_filename_component(libdir ${LIBRARY} DIRECTORY)
+file(WRITE ${WORK_DIR}/readme_example.c "${code}")
+execute_process(COMMAND ${CC} -std=c11 -Wall -Wextra -Werror -I${INCLUDE_DIR}
+                ${WORK_DIR}/readme_example.c ${LIBRARY} -Wl,-rpath,${libdir}
+                -o ${WORK_DIR}/readme_example RESULT_VARIABLE rc)
+if(rc)
+    message(FATAL_ERROR "the README example does not compile")
+endif()
+set(ENV{PJRT_DLPACK_PLUGIN} ${PLUGIN})
+execute_process(COMMAND ${WORK_DIR}/readme_example RESULT_VARIABLE rc)
+if(rc)
+    message(FATAL_ERROR "the README example failed")
+endif()

@@ -1,0 +1,123 @@
+/* Clients, devices, memories and the DLDevice mapping on the cpu platform. */
+#include "lib_util.h"
+
+static void cpu_client(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *client = lib_client(plugin, "cpu");
+    pjdl_plugin_release(plugin); /* the client keeps it alive */
+    assert_string_equal(pjdl_client_platform_name(client), "cpu");
+    assert_non_null(pjdl_client_platform_version(client));
+    assert_true(pjdl_client_platform_id(client) == 0xf88da91c978c8500ull);
+    assert_true(pjdl_client_device_count(client) >= 1);
+    assert_null(pjdl_client_device(client, pjdl_client_device_count(client)));
+    pjdl_device *dev = pjdl_client_device(client, 0);
+    assert_non_null(dev);
+    assert_ptr_equal(pjdl_device_client(dev), client);
+    assert_non_null(pjdl_device_pjrt(dev));
+    assert_non_null(pjdl_device_kind(dev));
+    assert_non_null(pjdl_device_debug_string(dev));
+    pjdl_memory *mem = pjdl_device_default_memory(dev);
+    assert_non_null(mem);
+    assert_true(pjdl_device_memory_count(dev) >= 1);
+    assert_non_null(pjdl_memory_kind(mem));
+    DLDevice dl;
+    LIB_OK(pjdl_device_dl(dev, NULL, &dl));
+    assert_int_equal(dl.device_type, kDLCPU);
+    pjdl_device *found = NULL;
+    pjdl_memory *found_mem = NULL;
+    LIB_OK(pjdl_client_find_dl(client, dl, &found, &found_mem));
+    assert_ptr_equal(found, dev);
+    DLDevice cuda = {kDLCUDA, 0};
+    LIB_FAILS(PJDL_NOT_FOUND, pjdl_client_find_dl(client, cuda, &found, NULL));
+    intptr_t stream;
+    pjdl_code code = pjdl_device_stream(dev, &stream);
+    assert_int_not_equal(code, PJDL_OK); /* cpu has no streams */
+    pjdl_client_retain(client);
+    pjdl_client_release(client);
+    pjdl_client_release(client);
+}
+
+static void bad_options(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_option opt = {.name = "platform", .type = PJDL_OPTION_STRING};
+    opt.value.string_value = "gpu";
+    pjdl_client *client = NULL;
+    /* The plugin's own code and message come through. */
+    LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_client_create(plugin, &opt, 1, &client));
+    assert_non_null(strstr(pjdl_last_error(), "gpu"));
+    pjdl_option parsed;
+    LIB_OK(pjdl_option_parse("num_devices=3", &parsed));
+    LIB_OK(pjdl_client_create(plugin, &parsed, 1, &client));
+    assert_int_equal(pjdl_client_device_count(client), 3);
+    pjdl_client_release(client);
+    LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_client_create(plugin, NULL, 2, &client));
+    pjdl_plugin_release(plugin);
+}
+
+/* Client and buffer made with the raw C API, then wrapped. */
+static void wrap_foreign(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    const PJRT_Api *api = pjdl_plugin_api(plugin);
+    PJRT_NamedValue opt = {.struct_size = PJRT_NamedValue_STRUCT_SIZE,
+                           .name = "platform",
+                           .name_size = 8,
+                           .type = PJRT_NamedValue_kString,
+                           .string_value = "cpu",
+                           .value_size = 3};
+    PJRT_Client_Create_Args ca = {.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE,
+                                  .create_options = &opt,
+                                  .num_options = 1};
+    assert_null(api->PJRT_Client_Create(&ca));
+    pjdl_client *client = NULL;
+    LIB_OK(pjdl_client_wrap(plugin, ca.client, &client));
+    assert_ptr_equal(pjdl_client_pjrt(client), ca.client);
+    int32_t data[3] = {7, 8, 9}, back[3];
+    int64_t dims[1] = {3};
+    PJRT_Client_BufferFromHostBuffer_Args ba = {
+        .struct_size = PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE,
+        .client = ca.client,
+        .data = data,
+        .type = PJRT_Buffer_Type_S32,
+        .dims = dims,
+        .num_dims = 1,
+        .host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall,
+        .device = pjdl_device_pjrt(pjdl_client_device(client, 0))};
+    assert_null(api->PJRT_Client_BufferFromHostBuffer(&ba));
+    PJRT_Event_Destroy_Args ed = {.struct_size = PJRT_Event_Destroy_Args_STRUCT_SIZE,
+                                  .event = ba.done_with_host_buffer};
+    assert_null(api->PJRT_Event_Destroy(&ed));
+    pjdl_buffer *b = NULL;
+    LIB_OK(pjdl_buffer_wrap(client, ba.buffer, &b)); /* b owns it now */
+    PJRT_Buffer *raw = NULL;
+    LIB_OK(pjdl_buffer_pjrt(b, &raw));
+    assert_ptr_equal(raw, ba.buffer);
+    assert_int_equal(pjdl_buffer_type(b), PJRT_Buffer_Type_S32);
+    assert_int_equal(pjdl_buffer_ndim(b), 1);
+    assert_int_equal(pjdl_buffer_dims(b)[0], 3);
+    assert_int_equal(pjdl_buffer_size_bytes(b), 12);
+    assert_ptr_equal(pjdl_buffer_device(b), pjdl_client_device(client, 0));
+    assert_non_null(pjdl_buffer_memory(b));
+    LIB_OK(pjdl_buffer_await(b));
+    LIB_OK(pjdl_buffer_to_host(b, back, sizeof back));
+    assert_memory_equal(back, data, sizeof data);
+    LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_buffer_to_host(b, back, 4));
+    pjdl_buffer_release(b);
+    pjdl_client_release(client);
+    /* The wrapped client is still ours to destroy. */
+    PJRT_Client_Destroy_Args da = {.struct_size = PJRT_Client_Destroy_Args_STRUCT_SIZE,
+                                   .client = ca.client};
+    assert_null(api->PJRT_Client_Destroy(&da));
+    pjdl_plugin_release(plugin);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(cpu_client),
+        cmocka_unit_test(bad_options),
+        cmocka_unit_test(wrap_foreign),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,168 @@
+/* Plugins that implement less: the reference plugin's table copied into a
+ * test-owned PJRT_Api with a shorter struct_size, NULL entry points and no
+ * extensions. The library must take the next correct path or say which
+ * capability is missing. */
+#include "lib_util.h"
+
+typedef struct degraded {
+    pjdl_plugin *real; /* keeps the library loaded and initialized */
+    PJRT_Api api;
+    pjdl_plugin *plugin;
+    pjdl_client *client;
+} degraded;
+
+static degraded *degrade(void (*edit)(PJRT_Api *)) {
+    degraded *d = calloc(1, sizeof *d);
+    d->real = lib_load();
+    memcpy(&d->api, pjdl_plugin_api(d->real), sizeof d->api);
+    d->api.extension_start = NULL;
+    edit(&d->api);
+    LIB_OK(pjdl_plugin_from_api(&d->api, &d->plugin));
+    d->client = lib_client(d->plugin, "cpu");
+    return d;
+}
+
+static void undegrade(degraded *d) {
+    pjdl_client_release(d->client);
+    pjdl_plugin_release(d->plugin);
+    pjdl_plugin_release(d->real);
+    free(d);
+}
+
+static pjdl_buffer *upload(pjdl_client *client, float *data) {
+    const int64_t dims[] = {2, 3};
+    for (int i = 0; i < 6; i++)
+        data[i] = (float)i + 0.25f;
+    pjdl_buffer *b = NULL;
+    LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
+    return b;
+}
+
+static void no_views(PJRT_Api *api) {
+    api->struct_size = offsetof(PJRT_Api, PJRT_Client_CreateViewOfDeviceBuffer);
+}
+
+static void old_table_without_views(void **state) {
+    (void)state;
+    degraded *d = degrade(no_views);
+    assert_false(pjdl_plugin_provides(d->plugin, "PJRT_Client_CreateViewOfDeviceBuffer"));
+    float data[6], back[6];
+    const int64_t shape[] = {2, 3};
+    lib_tensor t;
+    lib_tensor_init(&t, data, lib_dtype(kDLFloat, 32), 2, shape, NULL);
+    pjdl_import_options o = PJDL_IMPORT_OPTIONS_INIT;
+    o.copy = PJDL_COPY_NEVER;
+    pjdl_buffer *b = NULL;
+    LIB_FAILS(PJDL_UNIMPLEMENTED, pjdl_import(&d->client, 1, &t.v, &o, &b));
+    assert_non_null(strstr(pjdl_last_error(), "PJRT_Client_CreateViewOfDeviceBuffer"));
+    assert_int_equal(t.deleted, 0);
+    for (int i = 0; i < 6; i++)
+        data[i] = (float)i;
+    LIB_OK(pjdl_import(&d->client, 1, &t.v, NULL, &b)); /* copied instead */
+    LIB_OK(pjdl_buffer_to_host(b, back, sizeof back));
+    assert_memory_equal(back, data, sizeof data);
+    pjdl_buffer_release(b);
+    assert_int_equal(t.deleted, 1);
+    undegrade(d);
+}
+
+static void no_opaque_pointer(PJRT_Api *api) {
+    api->PJRT_Buffer_OpaqueDeviceMemoryDataPointer = NULL;
+    api->PJRT_Buffer_GetMemoryLayout = NULL;
+}
+
+static void unsafe_pointer_fallback(void **state) {
+    (void)state;
+    degraded *d = degrade(no_opaque_pointer);
+    float data[6];
+    pjdl_buffer *b = upload(d->client, data);
+    DLManagedTensorVersioned *t = NULL;
+    LIB_OK(pjdl_buffer_export(b, NULL, &t));
+    assert_memory_equal(t->dl_tensor.data, data, sizeof data);
+    assert_int_equal(t->dl_tensor.strides[0], 3); /* no layouts: row-major */
+    t->deleter(t);
+    pjdl_buffer_release(b);
+    undegrade(d);
+}
+
+static void no_external_references(PJRT_Api *api) {
+    api->PJRT_Buffer_IncreaseExternalReferenceCount = NULL;
+}
+
+static void export_needs_pinning(void **state) {
+    (void)state;
+    degraded *d = degrade(no_external_references);
+    float data[6];
+    pjdl_buffer *b = upload(d->client, data);
+    DLManagedTensorVersioned *t = NULL;
+    LIB_FAILS(PJDL_UNIMPLEMENTED, pjdl_buffer_export(b, NULL, &t));
+    assert_non_null(strstr(pjdl_last_error(), "IncreaseExternalReferenceCount"));
+    pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
+    o.copy = PJDL_COPY_ALWAYS; /* a copy needs no pin */
+    LIB_OK(pjdl_buffer_export(b, &o, &t));
+    assert_memory_equal(t->dl_tensor.data, data, sizeof data);
+    t->deleter(t);
+    o = (pjdl_export_options)PJDL_EXPORT_OPTIONS_INIT;
+    o.mode = PJDL_EXPORT_TRANSFER;
+    LIB_FAILS(PJDL_UNIMPLEMENTED, pjdl_buffer_export(b, &o, &t));
+    assert_false(pjdl_buffer_is_deleted(b)); /* a failed transfer changes nothing */
+    pjdl_buffer_release(b);
+    undegrade(d);
+}
+
+static void no_on_ready(PJRT_Api *api) {
+    api->PJRT_Event_OnReady = NULL;
+}
+
+static void await_without_on_ready(void **state) {
+    (void)state;
+    degraded *d = degrade(no_on_ready);
+    float data[6];
+    pjdl_buffer *b = upload(d->client, data);
+    DLManagedTensorVersioned *t = NULL;
+    LIB_OK(pjdl_buffer_export(b, NULL, &t)); /* PJRT_Event_Await instead */
+    t->deleter(t);
+    pjdl_buffer *b2 = upload(d->client, data);
+    pjdl_client_set_wait_timeout(d->client, 100);
+    /* A deadline needs OnReady; a ready-known buffer needs no wait at all. */
+    LIB_OK(pjdl_buffer_export(b, NULL, &t));
+    t->deleter(t);
+    pjdl_code code = pjdl_buffer_await(b2);
+    if (code != PJDL_OK) {
+        assert_int_equal(code, PJDL_UNIMPLEMENTED);
+        assert_non_null(strstr(pjdl_last_error(), "PJRT_Event_OnReady"));
+    }
+    pjdl_buffer_release(b2);
+    pjdl_buffer_release(b);
+    undegrade(d);
+}
+
+static void keep(PJRT_Api *api) {
+    (void)api;
+}
+
+static void no_stream_extension(void **state) {
+    (void)state;
+    degraded *d = degrade(keep);
+    float data[6];
+    pjdl_buffer *b = upload(d->client, data);
+    pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
+    o.has_stream = true;
+    o.stream = 1;
+    DLManagedTensorVersioned *t = NULL;
+    LIB_FAILS(PJDL_UNIMPLEMENTED, pjdl_buffer_export(b, &o, &t));
+    assert_non_null(strstr(pjdl_last_error(), "stream extension"));
+    intptr_t stream;
+    LIB_FAILS(PJDL_UNIMPLEMENTED, pjdl_device_stream(pjdl_client_device(d->client, 0), &stream));
+    pjdl_buffer_release(b);
+    undegrade(d);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(old_table_without_views), cmocka_unit_test(unsafe_pointer_fallback),
+        cmocka_unit_test(export_needs_pinning),    cmocka_unit_test(await_without_on_ready),
+        cmocka_unit_test(no_stream_extension),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

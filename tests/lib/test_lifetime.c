@@ -1,0 +1,242 @@
+/* Ownership: every deleter runs exactly once whatever the release order;
+ * transfer mode; delete with live exports; export copies and options. */
+#include "lib_util.h"
+
+static int64_t process_live(pjdl_plugin *plugin) {
+    const PJRT_Ref_Extension *ext = lib_ref_ext(plugin);
+    PJRT_Ref_LiveAllocations_Args a = {.struct_size = PJRT_Ref_LiveAllocations_Args_STRUCT_SIZE};
+    assert_null(ext->live_allocations(&a));
+    return a.process_allocations;
+}
+
+/* Wraps an exported tensor's deleter to count its calls. */
+static void (*original_deleter)(DLManagedTensorVersioned *);
+static int export_deletions;
+
+static void counting_deleter(DLManagedTensorVersioned *self) {
+    export_deletions++;
+    original_deleter(self);
+}
+
+static pjdl_buffer *make_buffer(pjdl_client *client, float *data) {
+    const int64_t dims[] = {2, 8};
+    for (int i = 0; i < 16; i++)
+        data[i] = (float)i * 0.5f;
+    pjdl_buffer *b = NULL;
+    LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
+    return b;
+}
+
+/* Releases four things in the order given by `perm`: the buffer, the
+ * client, the plugin, and the buffer imported from the export (whose
+ * release runs the export's deleter). */
+static void release_order(const int perm[4], const char *platform, bool use_stream) {
+    pjdl_plugin *plugin = lib_load();
+    pjdl_plugin *watch = lib_load();
+    int64_t before = process_live(watch);
+    pjdl_client *client = lib_client(plugin, platform);
+    float data[16];
+    pjdl_buffer *b = make_buffer(client, data);
+    DLManagedTensorVersioned *t = NULL;
+    pjdl_export_options eo = PJDL_EXPORT_OPTIONS_INIT;
+    if (use_stream) {
+        eo.has_stream = true;
+        LIB_OK(pjdl_device_stream(pjdl_buffer_device(b), &eo.stream));
+    }
+    LIB_OK(pjdl_buffer_export(b, &eo, &t));
+    original_deleter = t->deleter;
+    t->deleter = counting_deleter;
+    export_deletions = 0;
+    pjdl_buffer *back = NULL;
+    pjdl_client *clients[] = {client};
+    pjdl_import_options o = PJDL_IMPORT_OPTIONS_INIT;
+    o.copy = PJDL_COPY_NEVER; /* a view on both platforms */
+    LIB_OK(pjdl_import(clients, 1, t, &o, &back));
+    bool back_released = false;
+    for (int i = 0; i < 4; i++) {
+        switch (perm[i]) {
+        case 0:
+            pjdl_buffer_release(b);
+            break;
+        case 1:
+            pjdl_client_release(client);
+            break;
+        case 2:
+            pjdl_plugin_release(plugin);
+            break;
+        case 3:
+            pjdl_buffer_release(back);
+            back_released = true;
+            break;
+        }
+        /* The view's end is what runs the export's deleter, right then. */
+        assert_int_equal(export_deletions, back_released ? 1 : 0);
+    }
+    assert_int_equal(export_deletions, 1);
+    assert_int_equal(process_live(watch), before);
+    pjdl_plugin_release(watch);
+}
+
+static void every_release_order_on(const char *platform, bool use_stream) {
+    int n = 0;
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++)
+            for (int c = 0; c < 4; c++)
+                for (int d = 0; d < 4; d++) {
+                    if (a == b || a == c || a == d || b == c || b == d || c == d)
+                        continue;
+                    int perm[4] = {a, b, c, d};
+                    release_order(perm, platform, use_stream);
+                    n++;
+                }
+    assert_int_equal(n, 24);
+}
+
+static void every_release_order(void **state) {
+    (void)state;
+    every_release_order_on("cpu", false);
+    every_release_order_on("xpu", false);
+    every_release_order_on("xpu", true);
+}
+
+/* Deleting the tensor first, before any handle goes. */
+static void deleter_first(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *client = lib_client(plugin, "cpu");
+    float data[16];
+    pjdl_buffer *b = make_buffer(client, data);
+    DLManagedTensorVersioned *t = NULL;
+    DLManagedTensor *l = NULL;
+    LIB_OK(pjdl_buffer_export(b, NULL, &t));
+    LIB_OK(pjdl_buffer_export_legacy(b, NULL, &l));
+    pjdl_buffer_release(b);
+    pjdl_client_release(client);
+    pjdl_plugin_release(plugin);
+    /* Everything is still alive through the exports. */
+    assert_memory_equal(t->dl_tensor.data, data, sizeof data);
+    assert_memory_equal(l->dl_tensor.data, data, sizeof data);
+    l->deleter(l);
+    t->deleter(t);
+}
+
+static void transfer_mode(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *client = lib_client(plugin, "cpu");
+    float data[16], host[16];
+    pjdl_buffer *b = make_buffer(client, data);
+    pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
+    o.mode = PJDL_EXPORT_TRANSFER;
+    DLManagedTensorVersioned *t = NULL;
+    LIB_OK(pjdl_buffer_export(b, &o, &t));
+    assert_true(pjdl_buffer_is_deleted(b));
+    PJRT_Buffer *raw;
+    LIB_FAILS(PJDL_FAILED_PRECONDITION, pjdl_buffer_pjrt(b, &raw));
+    assert_non_null(strstr(pjdl_last_error(), "released to DLPack"));
+    LIB_FAILS(PJDL_FAILED_PRECONDITION, pjdl_buffer_to_host(b, host, sizeof host));
+    LIB_FAILS(PJDL_FAILED_PRECONDITION, pjdl_buffer_await(b));
+    DLManagedTensorVersioned *t2 = NULL;
+    LIB_FAILS(PJDL_FAILED_PRECONDITION, pjdl_buffer_export(b, NULL, &t2));
+    LIB_FAILS(PJDL_FAILED_PRECONDITION, pjdl_buffer_export(b, &o, &t2));
+    LIB_FAILS(PJDL_FAILED_PRECONDITION, pjdl_buffer_delete(b));
+    /* Metadata still works. */
+    assert_int_equal(pjdl_buffer_ndim(b), 2);
+    pjdl_buffer_release(b);
+    pjdl_client_release(client);
+    assert_memory_equal(t->dl_tensor.data, data, sizeof data);
+    t->deleter(t);
+    pjdl_plugin_release(plugin);
+}
+
+static void delete_with_live_export(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *client = lib_client(plugin, "cpu");
+    float data[16], host[16];
+    pjdl_buffer *b = make_buffer(client, data);
+    DLManagedTensorVersioned *t = NULL;
+    LIB_OK(pjdl_buffer_export(b, NULL, &t));
+    LIB_OK(pjdl_buffer_delete(b));
+    LIB_OK(pjdl_buffer_delete(b)); /* twice is fine */
+    assert_true(pjdl_buffer_is_deleted(b));
+    LIB_FAILS(PJDL_FAILED_PRECONDITION, pjdl_buffer_to_host(b, host, sizeof host));
+    assert_non_null(strstr(pjdl_last_error(), "deleted"));
+    assert_memory_equal(t->dl_tensor.data, data, sizeof data); /* pinned */
+    t->deleter(t);
+    pjdl_buffer_release(b);
+    assert_int_equal(lib_live(client), 0);
+    pjdl_client_release(client);
+    pjdl_plugin_release(plugin);
+}
+
+static void export_options(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *client = lib_client(plugin, "cpu");
+    float data[16];
+    pjdl_buffer *b = make_buffer(client, data);
+    void *device_ptr = NULL;
+    LIB_OK(pjdl_buffer_data_pointer(b, &device_ptr));
+
+    pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
+    o.copy = PJDL_COPY_ALWAYS;
+    DLManagedTensorVersioned *t = NULL;
+    LIB_OK(pjdl_buffer_export(b, &o, &t));
+    assert_true(t->flags & DLPACK_FLAG_BITMASK_IS_COPIED);
+    assert_ptr_not_equal(t->dl_tensor.data, device_ptr);
+    assert_int_equal((uintptr_t)t->dl_tensor.data % 64, 0);
+    assert_memory_equal(t->dl_tensor.data, data, sizeof data);
+    assert_int_equal(t->dl_tensor.strides[0], 8);
+    assert_int_equal(t->dl_tensor.strides[1], 1);
+    t->deleter(t);
+
+    o = (pjdl_export_options)PJDL_EXPORT_OPTIONS_INIT;
+    o.read_only = true;
+    LIB_OK(pjdl_buffer_export(b, &o, &t));
+    assert_true(t->flags & DLPACK_FLAG_BITMASK_READ_ONLY);
+    assert_ptr_equal(t->dl_tensor.data, device_ptr);
+    t->deleter(t);
+
+    DLManagedTensor *l = NULL;
+    o.copy = PJDL_COPY_NEVER;
+    LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_buffer_export_legacy(b, &o, &l));
+    o.copy = PJDL_COPY_IF_NEEDED;
+    LIB_OK(pjdl_buffer_export_legacy(b, &o, &l));
+    assert_ptr_not_equal(l->dl_tensor.data, device_ptr);
+    l->deleter(l);
+
+    o = (pjdl_export_options)PJDL_EXPORT_OPTIONS_INIT;
+    o.has_dl_device = true;
+    o.dl_device = (DLDevice){kDLCUDA, 0};
+    LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_buffer_export(b, &o, &t));
+    o.dl_device = (DLDevice){kDLCPU, 0};
+    LIB_OK(pjdl_buffer_export(b, &o, &t));
+    assert_ptr_equal(t->dl_tensor.data, device_ptr);
+    t->deleter(t);
+
+    o = (pjdl_export_options)PJDL_EXPORT_OPTIONS_INIT;
+    o.has_stream = true;
+    o.stream = 1;
+    assert_int_not_equal(pjdl_buffer_export(b, &o, &t), PJDL_OK); /* cpu: no streams */
+    o = (pjdl_export_options)PJDL_EXPORT_OPTIONS_INIT;
+    o.struct_size = 3;
+    LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_buffer_export(b, &o, &t));
+    o = (pjdl_export_options)PJDL_EXPORT_OPTIONS_INIT;
+    o.mode = (pjdl_export_mode)7;
+    LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_buffer_export(b, &o, &t));
+    assert_false(pjdl_buffer_is_deleted(b));
+    pjdl_buffer_release(b);
+    assert_int_equal(lib_live(client), 0);
+    pjdl_client_release(client);
+    pjdl_plugin_release(plugin);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_release_order), cmocka_unit_test(deleter_first),
+        cmocka_unit_test(transfer_mode),       cmocka_unit_test(delete_with_live_export),
+        cmocka_unit_test(export_options),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,328 @@
+/* The simulated accelerator "xpu": device memory, streams, ready events that
+ * complete later or fail, wait timeouts, and copies into device memory. */
+#include <pthread.h>
+#include <time.h>
+
+#include "lib_util.h"
+
+static pjdl_client *xpu_client(pjdl_plugin *plugin, int64_t delay_us, int64_t fail_every) {
+    pjdl_option opts[3] = {{.name = "platform", .type = PJDL_OPTION_STRING},
+                           {.name = "transfer_delay_us", .type = PJDL_OPTION_INT64},
+                           {.name = "fail_transfer_every", .type = PJDL_OPTION_INT64}};
+    opts[0].value.string_value = "xpu";
+    opts[1].value.int64_value = delay_us;
+    opts[2].value.int64_value = fail_every;
+    pjdl_client *client = NULL;
+    LIB_OK(pjdl_client_create(plugin, opts, 3, &client));
+    return client;
+}
+
+static pjdl_buffer *upload(pjdl_client *client, const float *data, size_t n) {
+    const int64_t dims[] = {(int64_t)n};
+    pjdl_buffer *b = NULL;
+    LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 1, NULL, NULL, &b));
+    return b;
+}
+
+static void devices_and_round_trip(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *client = xpu_client(plugin, 0, 0);
+    assert_string_equal(pjdl_client_platform_name(client), "xpu");
+    assert_true(pjdl_client_platform_id(client) == 0xac4b42972bd25347ull);
+    assert_true(pjdl_client_device_count(client) >= 2);
+    pjdl_device *d1 = pjdl_client_device(client, 1);
+    DLDevice dl;
+    LIB_OK(pjdl_device_dl(d1, NULL, &dl));
+    assert_int_equal(dl.device_type, kDLOneAPI);
+    assert_int_equal(dl.device_id, pjdl_device_local_hardware_id(d1));
+    pjdl_device *found = NULL;
+    LIB_OK(pjdl_client_find_dl(client, dl, &found, NULL));
+    assert_ptr_equal(found, d1);
+
+    float data[32], back[32];
+    for (int i = 0; i < 32; i++)
+        data[i] = (float)i - 7.0f;
+    pjdl_buffer *b = upload(client, data, 32);
+    DLManagedTensorVersioned *t = NULL;
+    LIB_OK(pjdl_buffer_export(b, NULL, &t));
+    assert_int_equal(t->dl_tensor.device.device_type, kDLOneAPI);
+    pjdl_buffer *view = NULL;
+    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
+    io.copy = PJDL_COPY_NEVER;
+    LIB_OK(pjdl_import(&client, 1, t, &io, &view));
+    LIB_OK(pjdl_buffer_to_host(view, back, sizeof back));
+    assert_memory_equal(back, data, sizeof data);
+    pjdl_buffer_release(view);
+    pjdl_buffer_release(b);
+
+    /* Device memory is not host-reachable: no copy from it on import. */
+    b = upload(client, data, 32);
+    LIB_OK(pjdl_buffer_export(b, NULL, &t));
+    pjdl_buffer_release(b);
+    io.copy = PJDL_COPY_ALWAYS;
+    assert_int_not_equal(pjdl_import(&client, 1, t, &io, &view), PJDL_OK);
+    assert_non_null(strstr(pjdl_last_error(), "host"));
+    t->deleter(t);
+    assert_int_equal(lib_live(client), 0);
+    pjdl_client_release(client);
+    pjdl_plugin_release(plugin);
+}
+
+/* A host callback on the consumer's stream: sees the data when it runs. */
+typedef struct seen {
+    const float *data;
+    const float *want;
+    size_t n;
+    int ok;
+    PJRT_Error_Code status;
+} seen;
+
+static void check_on_stream(PJRT_Error_Code status, const char *message, void *arg) {
+    (void)message;
+    seen *s = arg;
+    s->status = status;
+    s->ok = memcmp(s->data, s->want, s->n * sizeof(float)) == 0;
+}
+
+static void export_on_stream(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *client = xpu_client(plugin, 20000, 0); /* transfers take 20 ms */
+    const PJRT_Ref_Extension *ext = lib_ref_ext(plugin);
+    pjdl_device *dev = pjdl_client_device(client, 0);
+    intptr_t stream = 0;
+    LIB_OK(pjdl_device_stream(dev, &stream));
+    PJRT_Ref_CreateStream_Args cs = {.struct_size = PJRT_Ref_CreateStream_Args_STRUCT_SIZE,
+                                     .device = pjdl_device_pjrt(dev)};
+    assert_null(ext->create_stream(&cs));
+    float data[64];
+    for (int i = 0; i < 64; i++)
+        data[i] = (float)(i * 3);
+    pjdl_buffer *b = upload(client, data, 64);
+    pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
+    o.has_stream = true;
+    o.stream = cs.stream;
+    DLManagedTensorVersioned *t = NULL;
+    LIB_OK(pjdl_buffer_export(b, &o, &t)); /* does not wait */
+    seen s = {t->dl_tensor.data, data, 64, 0, PJRT_Error_Code_UNKNOWN};
+    PJRT_Ref_EnqueueHostCallback_Args cb = {.struct_size =
+                                                PJRT_Ref_EnqueueHostCallback_Args_STRUCT_SIZE,
+                                            .stream = cs.stream,
+                                            .callback = check_on_stream,
+                                            .user_arg = &s};
+    assert_null(ext->enqueue_host_callback(&cb));
+    PJRT_Ref_SynchronizeStream_Args sync = {
+        .struct_size = PJRT_Ref_SynchronizeStream_Args_STRUCT_SIZE, .stream = cs.stream};
+    assert_null(ext->synchronize_stream(&sync));
+    assert_int_equal(s.status, PJRT_Error_Code_OK);
+    assert_int_equal(s.ok, 1);
+    /* Deleter before the buffer, on the default stream too. */
+    t->deleter(t);
+    o.stream = stream;
+    LIB_OK(pjdl_buffer_export(b, &o, &t));
+    pjdl_buffer_release(b);
+    t->deleter(t);
+    PJRT_Ref_DestroyStream_Args ds = {.struct_size = PJRT_Ref_DestroyStream_Args_STRUCT_SIZE,
+                                      .stream = cs.stream};
+    assert_null(ext->destroy_stream(&ds));
+    sync.stream = stream; /* the default stream's queued wait must finish */
+    assert_null(ext->synchronize_stream(&sync));
+    assert_int_equal(lib_live(client), 0);
+    pjdl_client_release(client);
+    pjdl_plugin_release(plugin);
+}
+
+static void wait_timeout(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *client = xpu_client(plugin, 300000, 0); /* 300 ms transfers */
+    float data[16] = {1, 2, 3, 4};
+    pjdl_buffer *b = upload(client, data, 16);
+    pjdl_client_set_wait_timeout(client, 10);
+    DLManagedTensorVersioned *t = NULL;
+    LIB_FAILS(PJDL_DEADLINE_EXCEEDED, pjdl_buffer_export(b, NULL, &t));
+    LIB_FAILS(PJDL_DEADLINE_EXCEEDED, pjdl_buffer_await(b));
+    {
+        /* The plugin writes after the deadline: never into this memory,
+         * which is gone by then (valgrind and ASan check). */
+        float *host = malloc(sizeof data);
+        LIB_FAILS(PJDL_DEADLINE_EXCEEDED, pjdl_buffer_to_host(b, host, sizeof data));
+        free(host);
+        pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
+        o.copy = PJDL_COPY_ALWAYS;
+        LIB_FAILS(PJDL_DEADLINE_EXCEEDED, pjdl_buffer_export(b, &o, &t));
+    }
+    pjdl_client_set_wait_timeout(client, 0);
+    LIB_OK(pjdl_buffer_export(b, NULL, &t)); /* the late callbacks were harmless */
+    assert_memory_equal(t->dl_tensor.data, data, sizeof data);
+    t->deleter(t);
+    /* With a generous deadline the copy goes through the landing block. */
+    pjdl_client_set_wait_timeout(client, 10000);
+    float host[16];
+    LIB_OK(pjdl_buffer_to_host(b, host, sizeof host));
+    assert_memory_equal(host, data, sizeof data);
+    pjdl_buffer_release(b);
+    pjdl_client_release(client);
+    pjdl_plugin_release(plugin);
+}
+
+static void ready_event_error(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *client = xpu_client(plugin, 0, 1); /* every transfer fails */
+    float data[16] = {0};
+    const int64_t dims[] = {16};
+    pjdl_buffer *b = NULL;
+    pjdl_code code =
+        pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 1, NULL, NULL, &b);
+    if (code == PJDL_OK) {
+        DLManagedTensorVersioned *t = NULL;
+        code = pjdl_buffer_export(b, NULL, &t);
+        assert_int_not_equal(code, PJDL_OK);
+        assert_int_not_equal(pjdl_buffer_await(b), PJDL_OK);
+        pjdl_buffer_release(b);
+    }
+    assert_true(pjdl_last_error()[0] != '\0');
+    pjdl_client_release(client);
+    pjdl_plugin_release(plugin);
+}
+
+/* A host tensor copied into device memory: its deleter runs once the
+ * transfer no longer needs it. */
+static void copy_into_device(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *client = xpu_client(plugin, 5000, 0);
+    float data[24], back[24];
+    for (int i = 0; i < 24; i++)
+        data[i] = (float)i;
+    const int64_t shape[] = {4, 6};
+    const int64_t strides[] = {1, 4}; /* column-major: a permutation */
+    for (int round = 0; round < 2; round++) {
+        lib_tensor t;
+        lib_tensor_init(&t, data, lib_dtype(kDLFloat, 32), 2, shape, round ? strides : NULL);
+        pjdl_import_options o = PJDL_IMPORT_OPTIONS_INIT;
+        o.device = pjdl_client_device(client, 1);
+        pjdl_buffer *b = NULL;
+        LIB_OK(pjdl_import(&client, 1, &t.v, &o, &b));
+        assert_ptr_equal(pjdl_buffer_device(b), o.device);
+        LIB_OK(pjdl_buffer_to_host(b, back, sizeof back));
+        for (int i = 0; i < 24; i++) {
+            int r = i / 6, c = i % 6;
+            float want = round ? data[r + c * 4] : data[i];
+            assert_true(back[i] == want);
+        }
+        for (int spin = 0; spin < 1000 && __atomic_load_n(&t.deleted, __ATOMIC_SEQ_CST) == 0;
+             spin++) {
+            struct timespec ms = {0, 1000000};
+            nanosleep(&ms, NULL);
+        }
+        assert_int_equal(t.deleted, 1);
+        pjdl_buffer_release(b);
+        assert_int_equal(t.deleted, 1);
+    }
+    assert_int_equal(lib_live(client), 0);
+    pjdl_client_release(client);
+    pjdl_plugin_release(plugin);
+}
+
+/* Import with the producer's stream: the view is ready when that stream
+ * reaches the import. */
+static void import_with_stream(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *client = xpu_client(plugin, 2000, 0);
+    float data[8] = {8, 7, 6, 5, 4, 3, 2, 1}, back[8];
+    pjdl_buffer *b = upload(client, data, 8);
+    intptr_t stream;
+    LIB_OK(pjdl_device_stream(pjdl_buffer_device(b), &stream));
+    pjdl_export_options eo = PJDL_EXPORT_OPTIONS_INIT;
+    eo.has_stream = true;
+    eo.stream = stream;
+    DLManagedTensorVersioned *t = NULL;
+    LIB_OK(pjdl_buffer_export(b, &eo, &t));
+    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
+    io.has_stream = true;
+    io.stream = stream;
+    pjdl_buffer *view = NULL;
+    LIB_OK(pjdl_import(&client, 1, t, &io, &view));
+    void *a = NULL, *v = NULL;
+    LIB_OK(pjdl_buffer_data_pointer(b, &a));
+    LIB_OK(pjdl_buffer_data_pointer(view, &v));
+    assert_ptr_equal(a, v); /* a view */
+    LIB_OK(pjdl_buffer_to_host(view, back, sizeof back));
+    assert_memory_equal(back, data, sizeof data);
+    pjdl_buffer_release(view);
+    pjdl_buffer_release(b);
+    pjdl_client_release(client);
+    pjdl_plugin_release(plugin);
+}
+
+/* Both clients given: each tensor goes to the client of its device. */
+static void two_clients(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *clients[2] = {lib_client(plugin, "cpu"), xpu_client(plugin, 0, 0)};
+    float data[4] = {1, 2, 3, 4};
+    for (int k = 0; k < 2; k++) {
+        pjdl_buffer *b = upload(clients[k], data, 4), *back = NULL;
+        DLManagedTensorVersioned *t = NULL;
+        LIB_OK(pjdl_buffer_export(b, NULL, &t));
+        LIB_OK(pjdl_import(clients, 2, t, NULL, &back));
+        assert_ptr_equal(pjdl_buffer_client(back), clients[k]);
+        pjdl_buffer_release(back);
+        pjdl_buffer_release(b);
+    }
+    pjdl_client_release(clients[0]);
+    pjdl_client_release(clients[1]);
+    pjdl_plugin_release(plugin);
+}
+
+/* Pinned host memory of the xpu is kDLCPU: exported and imported as such. */
+static void pinned_host(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *client = xpu_client(plugin, 0, 0);
+    pjdl_device *dev = pjdl_client_device(client, 0);
+    pjdl_memory *pinned = NULL;
+    for (size_t i = 0; i < pjdl_device_memory_count(dev); i++)
+        if (strcmp(pjdl_memory_kind(pjdl_device_memory(dev, i)), "pinned_host") == 0)
+            pinned = pjdl_device_memory(dev, i);
+    assert_non_null(pinned);
+    DLDevice dl;
+    LIB_OK(pjdl_device_dl(dev, pinned, &dl));
+    assert_int_equal(dl.device_type, kDLCPU);
+    float data[5] = {1, 3, 5, 7, 9}, back[5];
+    const int64_t dims[] = {5};
+    pjdl_buffer *b = NULL;
+    LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 1, NULL, pinned, &b));
+    assert_ptr_equal(pjdl_buffer_memory(b), pinned);
+    DLManagedTensorVersioned *t = NULL;
+    LIB_OK(pjdl_buffer_export(b, NULL, &t));
+    assert_int_equal(t->dl_tensor.device.device_type, kDLCPU);
+    assert_memory_equal(t->dl_tensor.data, data, sizeof data);
+    pjdl_buffer *view = NULL;
+    LIB_OK(pjdl_import(&client, 1, t, NULL, &view));
+    assert_ptr_equal(pjdl_buffer_memory(view), pinned);
+    LIB_OK(pjdl_buffer_to_host(view, back, sizeof back));
+    assert_memory_equal(back, data, sizeof data);
+    pjdl_buffer_release(view);
+    pjdl_buffer_release(b);
+    pjdl_client_release(client);
+    pjdl_plugin_release(plugin);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(devices_and_round_trip),
+        cmocka_unit_test(export_on_stream),
+        cmocka_unit_test(wait_timeout),
+        cmocka_unit_test(ready_event_error),
+        cmocka_unit_test(copy_into_device),
+        cmocka_unit_test(import_with_stream),
+        cmocka_unit_test(two_clients),
+        cmocka_unit_test(pinned_host),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
