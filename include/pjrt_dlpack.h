@@ -180,9 +180,12 @@ typedef struct pjdl_option {
  * "false" are BOOL, an integer is INT64, a comma-separated list of integers
  * "[1,2,3]" is INT64_LIST, a number with '.' or an exponent is FLOAT, and
  * anything else is STRING; "name:string=value" (or :int64, :float, :bool,
- * :int64_list) forces the type. *out points into `text` and into
- * thread-local storage for lists, valid until the thread's next call of this
- * function: `text` must outlive *out. INVALID_ARGUMENT names what is wrong. */
+ * :int64_list) forces the type. The name, and the list of an INT64_LIST,
+ * are copied into thread-local storage; a STRING value points into `text`.
+ * So *out is valid while `text` lives and until the calling thread's next
+ * call of this function: parsing several options means copying each *out's
+ * name (and list) before parsing the next. INVALID_ARGUMENT names what is
+ * wrong. */
 PJDL_API pjdl_code pjdl_option_parse(const char *text, pjdl_option *out);
 
 /* Creates a PJRT client with the plugin's PJRT_Client_Create and reads its
@@ -260,7 +263,8 @@ PJDL_API uint64_t pjdl_platform_id(const char *name, size_t len);
  * uses: `device_type` for its device memory, `host_memory_type` for its
  * pinned host memory (kDLCPU if the platform has no special host type). A
  * later registration of the same name replaces the earlier one, built-ins
- * included. Built in: cpu (kDLCPU), cuda (kDLCUDA / kDLCUDAHost), rocm
+ * included. Platform names are compared without regard to case (jax-metal
+ * says "METAL"); memory kinds are compared exactly. Built in: cpu (kDLCPU), cuda (kDLCUDA / kDLCUDAHost), rocm
  * (kDLROCM / kDLROCMHost), xpu, oneapi and sycl (kDLOneAPI), metal
  * (kDLMetal), vulkan (kDLVulkan), opencl (kDLOpenCL), webgpu (kDLWebGPU),
  * hexagon (kDLHexagon), maia (kDLMAIA), trn (kDLTrn). INVALID_ARGUMENT for an
@@ -271,7 +275,8 @@ PJDL_API pjdl_code pjdl_register_platform(const char *platform_name, DLDeviceTyp
 /* The DLPack device type of memory kind `memory_kind` (NULL: the default
  * device memory) on platform `platform_name`. "unpinned_host" is always
  * kDLCPU, "pinned_host" the platform's host type, anything else the
- * platform's device type. UNIMPLEMENTED for an unknown platform. */
+ * platform's device type. UNIMPLEMENTED for an unknown platform, except
+ * that "unpinned_host" is kDLCPU on every platform. */
 PJDL_API pjdl_code pjdl_platform_dl_type(const char *platform_name, const char *memory_kind,
                                          DLDeviceType *out);
 

@@ -1,0 +1,77 @@
+/*
+ * errors.c — the module's exception types and the conversion of library
+ * failures (pjdl_code + pjdl_last_error()) into Python exceptions.
+ */
+#include "pjdl_py.h"
+
+PyObject *pjpy_error;
+PyObject *pjpy_dlpack_error;
+
+int pjpy_errors_init(PyObject *module) {
+    pjpy_error = PyErr_NewExceptionWithDoc(
+        "pjrt_dlpack.Error",
+        "A libpjrt_dlpack or PJRT plugin failure. `code` is the status code (an int, "
+        "PJRT/absl numbering) and `code_name` its name, e.g. 'INVALID_ARGUMENT'.",
+        PyExc_RuntimeError, NULL);
+    if (pjpy_error == NULL)
+        return -1;
+    PyObject *bases = PyTuple_Pack(2, pjpy_error, PyExc_BufferError);
+    if (bases == NULL)
+        return -1;
+    pjpy_dlpack_error = PyErr_NewExceptionWithDoc(
+        "pjrt_dlpack.DLPackError",
+        "Data that cannot be exchanged through DLPack as requested (a BufferError in the "
+        "sense of the array API standard): unsupported device, stream, layout, dtype or copy "
+        "request, a consumed capsule, or a deleted buffer.",
+        bases, NULL);
+    Py_DECREF(bases);
+    if (pjpy_dlpack_error == NULL)
+        return -1;
+    if (PyModule_AddObjectRef(module, "Error", pjpy_error) < 0 ||
+        PyModule_AddObjectRef(module, "DLPackError", pjpy_dlpack_error) < 0)
+        return -1;
+    return 0;
+}
+
+PyObject *pjpy_raise(PyObject *type, pjdl_code code) {
+    /* Read the message first: any later library call may replace it. */
+    const char *msg = pjdl_last_error();
+    const char *name = pjdl_code_name(code);
+    PyObject *text = PyUnicode_FromFormat("%s: %s", name, (msg && *msg) ? msg : "(no message)");
+    if (text == NULL)
+        return NULL;
+    PyObject *exc = PyObject_CallOneArg(type, text);
+    Py_DECREF(text);
+    if (exc == NULL)
+        return NULL;
+    PyObject *code_obj = PyLong_FromLong((long)code);
+    PyObject *name_obj = PyUnicode_FromString(name);
+    if (code_obj == NULL || name_obj == NULL || PyObject_SetAttrString(exc, "code", code_obj) < 0 ||
+        PyObject_SetAttrString(exc, "code_name", name_obj) < 0) {
+        Py_XDECREF(code_obj);
+        Py_XDECREF(name_obj);
+        Py_DECREF(exc);
+        return NULL;
+    }
+    Py_DECREF(code_obj);
+    Py_DECREF(name_obj);
+    PyErr_SetObject(type, exc);
+    Py_DECREF(exc);
+    return NULL;
+}
+
+PyObject *pjpy_raise_error(pjdl_code code) {
+    return pjpy_raise(pjpy_error, code);
+}
+
+PyObject *pjpy_raise_exchange(pjdl_code code) {
+    switch (code) {
+    case PJDL_INVALID_ARGUMENT:
+    case PJDL_NOT_FOUND:
+    case PJDL_FAILED_PRECONDITION:
+    case PJDL_UNIMPLEMENTED:
+        return pjpy_raise(pjpy_dlpack_error, code);
+    default:
+        return pjpy_raise(pjpy_error, code);
+    }
+}

@@ -1,0 +1,110 @@
+/*
+ * gil.c — running Python-touching callbacks from threads the interpreter
+ * does not control.
+ *
+ * DLPack deleters run on whatever thread drops the last reference: a plugin
+ * worker thread, a thread of another framework, or a Python thread inside a
+ * library call with the GIL released. Producer deleters written for Python
+ * (NumPy's, PyTorch's) need the GIL. Taking it with PyGILState_Ensure from a
+ * foreign thread is unsafe: if the interpreter starts finalizing while that
+ * thread waits for the GIL, CPython ends the thread, and a plugin worker that
+ * disappears mid-operation hangs the process at exit. So a callback that
+ * finds the GIL not held on its thread is queued instead; the queue is
+ * drained with the GIL held by the next Python thread that returns from a
+ * library call (PJPY_NOGIL), and by a pending call (Py_AddPendingCall, which
+ * never blocks) otherwise. Once the interpreter is exiting, callbacks that
+ * cannot run at once are dropped: the producer's memory is leaked rather than
+ * the process crashed or hung.
+ */
+#include "pjdl_py.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+typedef struct deferred {
+    struct deferred *next;
+    void (*run)(void *);
+    void *arg;
+} deferred;
+
+static pthread_mutex_t queue_mu = PTHREAD_MUTEX_INITIALIZER;
+static deferred *queue_head, *queue_tail;
+static atomic_int queued;    /* number of entries in the queue */
+static atomic_int scheduled; /* a pending call is registered */
+static atomic_int exiting;
+
+void pjpy_set_exiting(void) {
+    atomic_store(&exiting, 1);
+}
+
+static int finalizing(void) {
+#if PY_VERSION_HEX >= 0x030D0000
+    return Py_IsFinalizing();
+#else
+    return _Py_IsFinalizing();
+#endif
+}
+
+int pjpy_may_release_gil(void) {
+    return !atomic_load(&exiting) && !finalizing();
+}
+
+void pjpy_drain_deferred(void) {
+    while (atomic_load(&queued) > 0) {
+        pthread_mutex_lock(&queue_mu);
+        deferred *d = queue_head;
+        if (d != NULL) {
+            queue_head = d->next;
+            if (queue_head == NULL)
+                queue_tail = NULL;
+            atomic_fetch_sub(&queued, 1);
+        }
+        pthread_mutex_unlock(&queue_mu);
+        if (d == NULL)
+            break;
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        d->run(d->arg);
+        PyErr_Restore(type, value, tb);
+        free(d);
+    }
+}
+
+static int drain_pending(void *unused) {
+    (void)unused;
+    atomic_store(&scheduled, 0);
+    pjpy_drain_deferred();
+    return 0;
+}
+
+void pjpy_call_with_gil(void (*run)(void *), void (*drop)(void *), void *arg) {
+    if (!Py_IsInitialized()) {
+        drop(arg);
+        return;
+    }
+    if (PyGILState_Check()) {
+        run(arg);
+        return;
+    }
+    deferred *d = NULL;
+    if (!atomic_load(&exiting) && !finalizing())
+        d = malloc(sizeof *d);
+    if (d == NULL) {
+        drop(arg);
+        return;
+    }
+    d->next = NULL;
+    d->run = run;
+    d->arg = arg;
+    pthread_mutex_lock(&queue_mu);
+    if (queue_tail)
+        queue_tail->next = d;
+    else
+        queue_head = d;
+    queue_tail = d;
+    atomic_fetch_add(&queued, 1);
+    pthread_mutex_unlock(&queue_mu);
+    if (!atomic_exchange(&scheduled, 1) && Py_AddPendingCall(drain_pending, NULL) != 0)
+        atomic_store(&scheduled, 0); /* full: the next library call drains */
+}

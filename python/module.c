@@ -1,0 +1,173 @@
+/*
+ * module.c — the pjrt_dlpack extension module: load_plugin, the module-level
+ * from_dlpack, DLPack device-type constants and the module's types.
+ */
+#include "pjdl_py.h"
+
+static PyObject *load_plugin(PyObject *module, PyObject *args, PyObject *kwargs) {
+    (void)module;
+    static char *kwlist[] = {"path", NULL};
+    PyObject *path_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:load_plugin", kwlist, &path_obj))
+        return NULL;
+    PyObject *encoded = NULL;
+    const char *path = NULL;
+    if (path_obj != Py_None) {
+        if (!PyUnicode_FSConverter(path_obj, &encoded))
+            return NULL;
+        path = PyBytes_AS_STRING(encoded);
+    }
+    pjdl_plugin *plugin = NULL;
+    pjdl_code rc;
+    PJPY_NOGIL_RC(rc, pjdl_plugin_load(path, &plugin));
+    Py_XDECREF(encoded);
+    if (rc != PJDL_OK)
+        return pjpy_raise_error(rc);
+    pjpy_plugin *self = PyObject_New(pjpy_plugin, &pjpy_plugin_type);
+    if (self == NULL) {
+        PJPY_NOGIL(pjdl_plugin_release(plugin));
+        return NULL;
+    }
+    self->plugin = plugin;
+    return (PyObject *)self;
+}
+
+static PyObject *module_from_dlpack(PyObject *module, PyObject *args, PyObject *kwargs) {
+    (void)module;
+    static char *kwlist[] = {"x", "device", "copy", NULL};
+    PyObject *x, *target = Py_None, *copy = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OO:from_dlpack", kwlist, &x, &target, &copy))
+        return NULL;
+    size_t n = 0;
+    pjpy_client **clients = pjpy_client_all(&n);
+    if (clients == NULL && PyErr_Occurred())
+        return NULL;
+    /* Keep the clients alive while the GIL may be released. */
+    for (size_t i = 0; i < n; i++)
+        Py_INCREF(clients[i]);
+    PyObject *result = pjpy_from_dlpack(clients, n, x, target, copy);
+    for (size_t i = 0; i < n; i++)
+        Py_DECREF(clients[i]);
+    PyMem_Free(clients);
+    return result;
+}
+
+static PyObject *register_platform(PyObject *module, PyObject *args, PyObject *kwargs) {
+    (void)module;
+    static char *kwlist[] = {"name", "device_type", "host_memory_type", NULL};
+    const char *name;
+    int device_type, host_type = kDLCPU;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "si|i:register_platform", kwlist, &name,
+                                     &device_type, &host_type))
+        return NULL;
+    pjdl_code rc = pjdl_register_platform(name, (DLDeviceType)device_type, (DLDeviceType)host_type);
+    if (rc != PJDL_OK)
+        return pjpy_raise_error(rc);
+    Py_RETURN_NONE;
+}
+
+static PyObject *module_on_exit(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    pjpy_set_exiting();
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef module_methods[] = {
+    {"load_plugin", (PyCFunction)(void (*)(void))load_plugin, METH_VARARGS | METH_KEYWORDS,
+     "load_plugin(path=None) -> Plugin\n\nLoads a PJRT plugin: a file path, a name from "
+     "PJRT_NAMES_AND_LIBRARY_PATHS, or (None) $PJRT_DLPACK_PLUGIN, else the reference plugin "
+     "installed next to the library."},
+    {"from_dlpack", (PyCFunction)(void (*)(void))module_from_dlpack, METH_VARARGS | METH_KEYWORDS,
+     "from_dlpack(x, /, *, device=None, copy=None) -> Buffer\n\nImports an object with "
+     "__dlpack__ (or a DLPack capsule) into the live client whose devices match its device "
+     "(or into `device`, a Device or Memory)."},
+    {"register_platform", (PyCFunction)(void (*)(void))register_platform,
+     METH_VARARGS | METH_KEYWORDS,
+     "register_platform(name, device_type, host_memory_type=kDLCPU)\n\nTeaches the library "
+     "the DLPack device types of a PJRT platform."},
+    {"_on_exit", module_on_exit, METH_NOARGS, "Internal: called at interpreter exit."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "pjrt_dlpack",
+    .m_doc = "DLPack for every PJRT plugin: exchange PJRT device buffers with NumPy, PyTorch "
+             "and any DLPack producer or consumer, zero-copy where possible.",
+    .m_size = -1,
+    .m_methods = module_methods,
+};
+
+static const struct {
+    const char *name;
+    int value;
+} dl_constants[] = {
+    {"kDLCPU", kDLCPU},
+    {"kDLCUDA", kDLCUDA},
+    {"kDLCUDAHost", kDLCUDAHost},
+    {"kDLOpenCL", kDLOpenCL},
+    {"kDLVulkan", kDLVulkan},
+    {"kDLMetal", kDLMetal},
+    {"kDLVPI", kDLVPI},
+    {"kDLROCM", kDLROCM},
+    {"kDLROCMHost", kDLROCMHost},
+    {"kDLExtDev", kDLExtDev},
+    {"kDLCUDAManaged", kDLCUDAManaged},
+    {"kDLOneAPI", kDLOneAPI},
+    {"kDLWebGPU", kDLWebGPU},
+    {"kDLHexagon", kDLHexagon},
+    {"kDLMAIA", kDLMAIA},
+    {"kDLTrn", kDLTrn},
+};
+
+static int register_atexit(PyObject *module) {
+    PyObject *atexit = PyImport_ImportModule("atexit");
+    if (atexit == NULL)
+        return -1;
+    PyObject *hook = PyObject_GetAttrString(module, "_on_exit");
+    PyObject *r = hook ? PyObject_CallMethod(atexit, "register", "O", hook) : NULL;
+    Py_XDECREF(hook);
+    Py_DECREF(atexit);
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+PyMODINIT_FUNC PyInit_pjrt_dlpack(void) {
+    PyTypeObject *types[] = {&pjpy_plugin_type, &pjpy_client_type, &pjpy_device_type,
+                             &pjpy_memory_type, &pjpy_buffer_type};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (PyType_Ready(types[i]) < 0)
+            return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (m == NULL)
+        return NULL;
+    if (pjpy_errors_init(m) < 0)
+        goto fail;
+    if (PyModule_AddObjectRef(m, "Plugin", (PyObject *)&pjpy_plugin_type) < 0 ||
+        PyModule_AddObjectRef(m, "Client", (PyObject *)&pjpy_client_type) < 0 ||
+        PyModule_AddObjectRef(m, "Device", (PyObject *)&pjpy_device_type) < 0 ||
+        PyModule_AddObjectRef(m, "Memory", (PyObject *)&pjpy_memory_type) < 0 ||
+        PyModule_AddObjectRef(m, "Buffer", (PyObject *)&pjpy_buffer_type) < 0)
+        goto fail;
+    for (size_t i = 0; i < sizeof dl_constants / sizeof dl_constants[0]; i++)
+        if (PyModule_AddIntConstant(m, dl_constants[i].name, dl_constants[i].value) < 0)
+            goto fail;
+    if (PyModule_AddStringConstant(m, "__version__", pjdl_version()) < 0)
+        goto fail;
+    PyObject *dlpack_version = Py_BuildValue("(ii)", DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
+    if (dlpack_version == NULL)
+        goto fail;
+    int added = PyModule_AddObjectRef(m, "DLPACK_VERSION", dlpack_version);
+    Py_DECREF(dlpack_version);
+    if (added < 0)
+        goto fail;
+    if (register_atexit(m) < 0)
+        goto fail;
+    return m;
+fail:
+    Py_DECREF(m);
+    return NULL;
+}

@@ -1,0 +1,191 @@
+/*
+ * pjdl_py.h — internal declarations shared by the files of the pjrt_dlpack
+ * Python extension module. Not installed; not a public interface.
+ *
+ * Object model (every Python object holds one library reference):
+ *   Plugin  -> pjdl_plugin
+ *   Client  -> pjdl_client, and a strong reference to its Plugin object
+ *   Device  -> borrowed pjdl_device, kept valid by a strong ref to its Client
+ *   Memory  -> borrowed pjdl_memory, kept valid by a strong ref to its Client
+ *   Buffer  -> pjdl_buffer, and a strong reference to its Client object
+ * Device and Memory objects are made on demand (never cached by the client),
+ * so none of these types can form a reference cycle and none needs the GC.
+ */
+#ifndef PJDL_PY_H_
+#define PJDL_PY_H_
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "pjrt_dlpack.h"
+
+/* ------------------------------------------------------------- objects */
+
+typedef struct {
+    PyObject_HEAD pjdl_plugin *plugin;
+} pjpy_plugin;
+
+typedef struct pjpy_client {
+    PyObject_HEAD pjdl_client *client;
+    PyObject *plugin; /* pjpy_plugin */
+    /* Intrusive list of live clients, for the module-level from_dlpack;
+     * guarded by the GIL. */
+    struct pjpy_client *prev, *next;
+    PyObject *weakreflist;
+} pjpy_client;
+
+typedef struct {
+    PyObject_HEAD PyObject *client; /* pjpy_client */
+    pjdl_device *device;
+} pjpy_device;
+
+typedef struct {
+    PyObject_HEAD PyObject *client; /* pjpy_client */
+    pjdl_device *device;
+    pjdl_memory *memory;
+} pjpy_memory;
+
+typedef struct {
+    PyObject_HEAD PyObject *client; /* pjpy_client */
+    pjdl_buffer *buffer;
+    PyObject *weakreflist;
+} pjpy_buffer;
+
+extern PyTypeObject pjpy_plugin_type;
+extern PyTypeObject pjpy_client_type;
+extern PyTypeObject pjpy_device_type;
+extern PyTypeObject pjpy_memory_type;
+extern PyTypeObject pjpy_buffer_type;
+
+/* -------------------------------------------------------------- errors */
+
+/* pjrt_dlpack.Error (a RuntimeError) and pjrt_dlpack.DLPackError (an Error
+ * and a BufferError: what the array API standard raises when data cannot be
+ * exchanged through DLPack). Both carry `code` and `code_name`. */
+extern PyObject *pjpy_error;
+extern PyObject *pjpy_dlpack_error;
+
+/* Creates the exception types; 0 on success, -1 with an exception set. */
+int pjpy_errors_init(PyObject *module);
+
+/* Raises `type` for a failed library call with code `code`, taking the
+ * message from pjdl_last_error() of the calling thread. Returns NULL. */
+PyObject *pjpy_raise(PyObject *type, pjdl_code code);
+
+/* pjpy_raise with pjpy_error. */
+PyObject *pjpy_raise_error(pjdl_code code);
+
+/* pjpy_raise with pjpy_dlpack_error for the codes that mean "this cannot be
+ * exchanged through DLPack" (INVALID_ARGUMENT, NOT_FOUND,
+ * FAILED_PRECONDITION, UNIMPLEMENTED), pjpy_error otherwise. */
+PyObject *pjpy_raise_exchange(pjdl_code code);
+
+/* ----------------------------------------------------------- threading */
+
+/* Whether the GIL may be released around a library call: not once the
+ * interpreter is exiting, so that callbacks triggered by the call on this
+ * thread find the GIL held and run at once. */
+int pjpy_may_release_gil(void);
+
+/* Runs the callbacks queued by pjpy_call_with_gil. Needs the GIL. */
+void pjpy_drain_deferred(void);
+
+/* Runs `stmt` (a library call that may wait or take locks) without the GIL
+ * when that is allowed, then runs the callbacks it queued. `stmt` must not
+ * touch Python objects. */
+// clang-format off
+#define PJPY_NOGIL(stmt)                                                                           \
+    do {                                                                                           \
+        if (pjpy_may_release_gil()) {                                                              \
+            PyThreadState *pjpy_save_ = PyEval_SaveThread();                                       \
+            stmt;                                                                                  \
+            PyEval_RestoreThread(pjpy_save_);                                                      \
+            pjpy_drain_deferred();                                                                 \
+        } else {                                                                                   \
+            stmt;                                                                                  \
+        }                                                                                          \
+    } while (0)
+// clang-format on
+
+/* The same for a library call returning a pjdl_code: `rc = (expr)`. The
+ * queued callbacks run only on success, so that the calling thread's
+ * pjdl_last_error() still describes a failure when it is raised. */
+// clang-format off
+#define PJPY_NOGIL_RC(rc, expr)                                                                    \
+    do {                                                                                           \
+        if (pjpy_may_release_gil()) {                                                              \
+            PyThreadState *pjpy_save_ = PyEval_SaveThread();                                       \
+            (rc) = (expr);                                                                         \
+            PyEval_RestoreThread(pjpy_save_);                                                      \
+            if ((rc) == PJDL_OK)                                                                   \
+                pjpy_drain_deferred();                                                             \
+        } else {                                                                                   \
+            (rc) = (expr);                                                                         \
+        }                                                                                          \
+    } while (0)
+// clang-format on
+
+/* For callbacks that may run on any thread (DLPack deleters): calls
+ * run(arg) now when this thread holds the GIL, else queues it to run with
+ * the GIL on a Python thread soon. When Python cannot run it any more
+ * (interpreter exiting or gone, or no memory), calls drop(arg) instead,
+ * which must not touch Python. */
+void pjpy_call_with_gil(void (*run)(void *), void (*drop)(void *), void *arg);
+
+/* Marks the interpreter as exiting (called from an atexit hook). */
+void pjpy_set_exiting(void);
+
+/* ------------------------------------------------------------- objects */
+
+/* New Python objects wrapping library objects. pjpy_client_new takes over
+ * the reference `client`; pjpy_buffer_new takes over `buffer`, and releases
+ * it on failure. `client_obj` is a pjpy_client. */
+PyObject *pjpy_client_new(PyObject *plugin_obj, pjdl_client *client);
+PyObject *pjpy_buffer_new(PyObject *client_obj, pjdl_buffer *buffer);
+PyObject *pjpy_device_new(PyObject *client_obj, pjdl_device *device);
+PyObject *pjpy_memory_new(PyObject *client_obj, pjdl_device *device, pjdl_memory *memory);
+
+/* The live Client object wrapping `client`, borrowed, or NULL. */
+pjpy_client *pjpy_client_lookup(const pjdl_client *client);
+/* The live clients, newest last; *count set. Borrowed pointers in a
+ * PyMem-allocated array the caller frees; NULL with *count 0 if none (or on
+ * allocation failure, with MemoryError set). */
+pjpy_client **pjpy_client_all(size_t *count);
+
+/* Resolves a `device=` argument: None (both NULL), a Device or a Memory.
+ * When `client_obj` is not NULL the target must belong to it. 0 on success,
+ * -1 with TypeError/ValueError set. *owner receives the target's Client
+ * object (borrowed; NULL for None). */
+int pjpy_resolve_target(PyObject *target, pjpy_client *client_obj, pjdl_device **device,
+                        pjdl_memory **memory, pjpy_client **owner);
+
+/* `copy=` of the array API: None, True or False. 0 or -1 with TypeError. */
+int pjpy_parse_copy(PyObject *obj, pjdl_copy *out);
+
+/* A (device_type, device_id) tuple. */
+PyObject *pjpy_dl_device_tuple(DLDevice dl);
+
+/* -------------------------------------------------------------- dtypes */
+
+/* NumPy's name of a PJRT element type ("float32", "bfloat16", "bool"), or
+ * NULL for a type without one. */
+const char *pjpy_dtype_name(PJRT_Buffer_Type type);
+
+/* The PJRT type of a PEP 3118 format string with the given item size, or
+ * PJRT_Buffer_Type_INVALID with a TypeError set naming the format. */
+PJRT_Buffer_Type pjpy_type_from_format(const char *format, Py_ssize_t itemsize);
+
+/* --------------------------------------------------------------- DLPack */
+
+/* Buffer methods: __dlpack__, __dlpack_device__, release_to_dlpack. */
+PyObject *pjpy_buffer_dlpack(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *pjpy_buffer_dlpack_device(PyObject *self, PyObject *unused);
+PyObject *pjpy_buffer_release_to_dlpack(PyObject *self, PyObject *args, PyObject *kwargs);
+
+/* Imports `x` (an object with __dlpack__ or a DLPack capsule) as a Buffer of
+ * one of `clients` (or of the client of `target` when it is a Device or
+ * Memory). */
+PyObject *pjpy_from_dlpack(pjpy_client *const *clients, size_t num_clients, PyObject *x,
+                           PyObject *target, PyObject *copy);
+
+#endif /* PJDL_PY_H_ */

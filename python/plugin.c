@@ -1,0 +1,201 @@
+/*
+ * plugin.c — the Plugin type: a loaded PJRT plugin, and client creation
+ * with Python keyword arguments as typed PJRT options.
+ */
+
+#include "pjdl_py.h"
+
+#include <stdlib.h>
+
+static void plugin_dealloc(PyObject *self) {
+    pjdl_plugin *p = ((pjpy_plugin *)self)->plugin;
+    if (p != NULL)
+        PJPY_NOGIL(pjdl_plugin_release(p));
+    Py_TYPE(self)->tp_free(self);
+}
+
+/* Options of one client() call: the pjdl_option array plus the int64 lists
+ * it points to. Strings point into the kwargs' str objects, which outlive
+ * the call. */
+typedef struct {
+    pjdl_option *options;
+    int64_t **lists;
+    size_t count;
+} option_set;
+
+static void option_set_free(option_set *set) {
+    for (size_t i = 0; i < set->count; i++)
+        PyMem_Free(set->lists[i]);
+    PyMem_Free(set->lists);
+    PyMem_Free(set->options);
+}
+
+static int option_from_python(const char *name, PyObject *value, pjdl_option *opt, int64_t **list) {
+    opt->name = name;
+    if (PyBool_Check(value)) {
+        opt->type = PJDL_OPTION_BOOL;
+        opt->value.bool_value = (value == Py_True);
+    } else if (PyLong_Check(value)) {
+        long long v = PyLong_AsLongLong(value);
+        if (v == -1 && PyErr_Occurred())
+            return -1;
+        opt->type = PJDL_OPTION_INT64;
+        opt->value.int64_value = v;
+    } else if (PyFloat_Check(value)) {
+        opt->type = PJDL_OPTION_FLOAT;
+        opt->value.float_value = (float)PyFloat_AS_DOUBLE(value);
+    } else if (PyUnicode_Check(value)) {
+        const char *s = PyUnicode_AsUTF8(value);
+        if (s == NULL)
+            return -1;
+        opt->type = PJDL_OPTION_STRING;
+        opt->value.string_value = s;
+    } else if (PyList_Check(value) || PyTuple_Check(value)) {
+        PyObject *seq = PySequence_Fast(value, "");
+        if (seq == NULL)
+            return -1;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        int64_t *vals = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof(int64_t));
+        if (vals == NULL) {
+            Py_DECREF(seq);
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+            if (!PyLong_Check(item) || PyBool_Check(item)) {
+                PyErr_Format(PyExc_TypeError,
+                             "client option '%s': a list option must hold only ints, item %zd is "
+                             "%.100s",
+                             name, i, Py_TYPE(item)->tp_name);
+                PyMem_Free(vals);
+                Py_DECREF(seq);
+                return -1;
+            }
+            long long v = PyLong_AsLongLong(item);
+            if (v == -1 && PyErr_Occurred()) {
+                PyMem_Free(vals);
+                Py_DECREF(seq);
+                return -1;
+            }
+            vals[i] = v;
+        }
+        Py_DECREF(seq);
+        *list = vals;
+        opt->type = PJDL_OPTION_INT64_LIST;
+        opt->value.int64_list.values = vals;
+        opt->value.int64_list.count = (size_t)n;
+    } else {
+        PyErr_Format(PyExc_TypeError,
+                     "client option '%s': unsupported value of type %.100s (expected bool, int, "
+                     "float, str or a list of ints)",
+                     name, Py_TYPE(value)->tp_name);
+        return -1;
+    }
+    return 0;
+}
+
+static int option_set_build(PyObject *kwargs, option_set *set) {
+    set->options = NULL;
+    set->lists = NULL;
+    set->count = 0;
+    Py_ssize_t n = kwargs ? PyDict_GET_SIZE(kwargs) : 0;
+    if (n == 0)
+        return 0;
+    set->options = PyMem_Calloc((size_t)n, sizeof(pjdl_option));
+    set->lists = PyMem_Calloc((size_t)n, sizeof(int64_t *));
+    if (set->options == NULL || set->lists == NULL) {
+        option_set_free(set);
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(kwargs, &pos, &key, &value)) {
+        const char *name = PyUnicode_AsUTF8(key);
+        size_t i = set->count++;
+        if (name == NULL || option_from_python(name, value, &set->options[i], &set->lists[i]) < 0) {
+            option_set_free(set);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static PyObject *plugin_client(PyObject *self, PyObject *args, PyObject *kwargs) {
+    if (PyTuple_GET_SIZE(args) != 0) {
+        PyErr_SetString(PyExc_TypeError,
+                        "Plugin.client() takes client options as keyword arguments only");
+        return NULL;
+    }
+    option_set set;
+    if (option_set_build(kwargs, &set) < 0)
+        return NULL;
+    pjdl_plugin *p = ((pjpy_plugin *)self)->plugin;
+    pjdl_client *client = NULL;
+    pjdl_code rc;
+    PJPY_NOGIL_RC(rc, pjdl_client_create(p, set.options, set.count, &client));
+    if (rc != PJDL_OK) {
+        pjpy_raise_error(rc);
+        option_set_free(&set);
+        return NULL;
+    }
+    option_set_free(&set);
+    return pjpy_client_new(self, client);
+}
+
+static PyObject *plugin_provides(PyObject *self, PyObject *arg) {
+    const char *slot = PyUnicode_AsUTF8(arg);
+    if (slot == NULL)
+        return NULL;
+    return PyBool_FromLong(pjdl_plugin_provides(((pjpy_plugin *)self)->plugin, slot));
+}
+
+static PyObject *plugin_get_path(PyObject *self, void *closure) {
+    (void)closure;
+    const char *path = pjdl_plugin_path(((pjpy_plugin *)self)->plugin);
+    if (path == NULL)
+        Py_RETURN_NONE;
+    return PyUnicode_DecodeFSDefault(path);
+}
+
+static PyObject *plugin_get_abi_version(PyObject *self, void *closure) {
+    (void)closure;
+    int major = 0, minor = 0;
+    pjdl_plugin_abi_version(((pjpy_plugin *)self)->plugin, &major, &minor);
+    return Py_BuildValue("(ii)", major, minor);
+}
+
+static PyObject *plugin_repr(PyObject *self) {
+    const char *path = pjdl_plugin_path(((pjpy_plugin *)self)->plugin);
+    return PyUnicode_FromFormat("<pjrt_dlpack.Plugin %s>", path ? path : "(from api)");
+}
+
+static PyMethodDef plugin_methods[] = {
+    {"client", (PyCFunction)(void (*)(void))plugin_client, METH_VARARGS | METH_KEYWORDS,
+     "client(**options) -> Client\n\nCreates a PJRT client. Keyword arguments are the "
+     "plugin's create options: bool, int, float, str or a list of ints (e.g. "
+     "platform='xpu')."},
+    {"provides", plugin_provides, METH_O,
+     "provides(slot) -> bool\n\nWhether the plugin's PJRT_Api has the entry point named "
+     "`slot` (e.g. 'PJRT_Client_CreateViewOfDeviceBuffer')."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef plugin_getset[] = {
+    {"path", plugin_get_path, NULL, "The file the plugin was loaded from.", NULL},
+    {"abi_version", plugin_get_abi_version, NULL,
+     "(major, minor) of the plugin's PJRT C API version.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+PyTypeObject pjpy_plugin_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pjrt_dlpack.Plugin",
+    .tp_basicsize = sizeof(pjpy_plugin),
+    .tp_dealloc = plugin_dealloc,
+    .tp_repr = plugin_repr,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A loaded PJRT plugin; made by pjrt_dlpack.load_plugin().",
+    .tp_methods = plugin_methods,
+    .tp_getset = plugin_getset,
+};

@@ -1,0 +1,124 @@
+/* `pjrt-dlpack check` on deliberately broken plugins (tests/broken): each
+ * mistake makes the check that covers it FAIL and the command exit 1; the
+ * same checks pass on the reference plugin (test_cli). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "run.h"
+
+typedef struct broken_case {
+    const char *shim;
+    const char *platform; /* "cpu" or "xpu" */
+    const char *fails[4]; /* checks that must FAIL */
+    int exit_code;
+} broken_case;
+
+static void run_case(const broken_case *c) {
+    char platform[64];
+    snprintf(platform, sizeof platform, "platform=%s", c->platform);
+    const char *args[] = {"check", "-o", platform, NULL, NULL, NULL, NULL, NULL, NULL};
+    size_t n = 3;
+    bool early = strcmp(c->shim, "early_ready") == 0;
+    if (strcmp(c->platform, "xpu") == 0) {
+        /* Slow transfers make early readiness observable; slow enough that
+         * a busy machine cannot hide it. */
+        args[n++] = "-o";
+        args[n++] = early ? "transfer_delay_us=200000" : "transfer_delay_us=500";
+    }
+    if (early) {
+        args[n++] = "--only";
+        args[n++] = "ready";
+    }
+    args[n++] = cli_broken_plugin(c->shim);
+    /* Freed memory is filled with a pattern so use-after-free is visible. */
+    const char *env[] = {"MALLOC_PERTURB_=165", NULL};
+    cli_run r;
+    assert_true(cli_run_command(args, env, 280, &r));
+    bool ok = r.exit_code == c->exit_code;
+    for (size_t i = 0; i < 4 && c->fails[i]; i++)
+        ok = ok && cli_has_result(r.out, "FAIL", c->fails[i]);
+    if (!ok)
+        print_error("shim %s on %s: exit %d (signal %d), expected %d\n--- stdout\n%s\n--- "
+                    "stderr\n%s\n",
+                    c->shim, c->platform, r.exit_code, r.signal, c->exit_code, r.out, r.err);
+    assert_true(ok);
+    cli_run_free(&r);
+}
+
+#define CASE(fn, ...)                                                                              \
+    static void fn(void **state) {                                                                 \
+        (void)state;                                                                               \
+        const broken_case c = __VA_ARGS__;                                                         \
+        run_case(&c);                                                                              \
+    }
+
+CASE(test_nopin_cpu, {"nopin", "cpu", {"pin.raw", "pin.export", "ondelete.once"}, 1})
+CASE(test_nopin_xpu, {"nopin", "xpu", {"pin.raw", "pin.export", "ondelete.once"}, 1})
+CASE(test_ondelete_twice, {"ondelete_twice", "cpu", {"ondelete.once"}, 1})
+CASE(test_ondelete_never, {"ondelete_never", "xpu", {"ondelete.once"}, 1})
+CASE(test_early_ready, {"early_ready", "xpu", {"ready.no_stream", "ready.stream"}, 1})
+CASE(test_wrong_dtype, {"wrong_dtype", "cpu", {"export.types"}, 1})
+CASE(test_wrong_dims, {"wrong_dims", "cpu", {"export.shapes"}, 1})
+CASE(test_view_layout, {"view_layout", "cpu", {"import.layouts"}, 1})
+CASE(test_accepts_negative, {"accepts_negative", "cpu", {"reject.plugin"}, 1})
+CASE(test_null_api, {"null_api", "cpu", {"abi.entry"}, 1})
+CASE(test_short_api, {"short_api", "cpu", {"abi.table"}, 1})
+CASE(test_bad_major, {"bad_major", "cpu", {"abi.version"}, 1})
+CASE(test_bad_extensions, {"bad_extensions", "cpu", {"abi.extensions"}, 1})
+CASE(test_no_size_check, {"no_size_check", "cpu", {"abi.args"}, 1})
+CASE(test_wrong_layout, {"wrong_layout", "cpu", {"export.strided"}, 1})
+CASE(test_racy_pins, {"racy_pins", "cpu", {"threads"}, 1})
+
+/* A plugin without views is limited, not wrong: UNSUPPORTED, exit 0. */
+static void test_no_views(void **state) {
+    (void)state;
+    const char *args[] = {"check", cli_broken_plugin("no_views"), NULL};
+    cli_run r;
+    assert_true(cli_run_command(args, NULL, 280, &r));
+    bool ok = r.exit_code == 0 && cli_has_result(r.out, "UNSUPPORTED", "import.views") &&
+              cli_has_result(r.out, "UNSUPPORTED", "ondelete.once") &&
+              cli_has_result(r.out, "PASS", "export.types") && strstr(r.out, "\nFAIL") == NULL;
+    if (!ok)
+        print_error("exit %d\n--- stdout\n%s\n--- stderr\n%s\n", r.exit_code, r.out, r.err);
+    assert_true(ok);
+    cli_run_free(&r);
+}
+
+/* info probes the entry points: the limited plugin's view slot is there but
+ * answers UNIMPLEMENTED. */
+static void test_info_probes_unimplemented(void **state) {
+    (void)state;
+    const char *args[] = {"info", cli_broken_plugin("no_views"), NULL};
+    cli_run r;
+    assert_true(cli_run_command(args, NULL, 120, &r));
+    bool ok =
+        r.exit_code == 0 &&
+        strstr(r.out, "PJRT_Client_CreateViewOfDeviceBuffer         provided  UNIMPLEMENTED") !=
+            NULL &&
+        strstr(r.out, "PJRT_Buffer_IncreaseExternalReferenceCount   provided  ok") != NULL;
+    if (!ok)
+        print_error("exit %d\n--- stdout\n%s\n--- stderr\n%s\n", r.exit_code, r.out, r.err);
+    assert_true(ok);
+    cli_run_free(&r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nopin_cpu),        cmocka_unit_test(test_nopin_xpu),
+        cmocka_unit_test(test_ondelete_twice),   cmocka_unit_test(test_ondelete_never),
+        cmocka_unit_test(test_early_ready),      cmocka_unit_test(test_wrong_dtype),
+        cmocka_unit_test(test_wrong_dims),       cmocka_unit_test(test_view_layout),
+        cmocka_unit_test(test_accepts_negative), cmocka_unit_test(test_null_api),
+        cmocka_unit_test(test_short_api),        cmocka_unit_test(test_bad_major),
+        cmocka_unit_test(test_bad_extensions),   cmocka_unit_test(test_no_size_check),
+        cmocka_unit_test(test_wrong_layout),     cmocka_unit_test(test_racy_pins),
+        cmocka_unit_test(test_no_views),         cmocka_unit_test(test_info_probes_unimplemented),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

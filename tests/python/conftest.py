@@ -1,0 +1,41 @@
+"""Fixtures for the pjrt_dlpack Python tests.
+
+The module is imported from PYTHONPATH (the build's python/ directory) and the
+reference plugin is found through the PJRT_REF_PLUGIN environment variable, as
+ctest sets both.
+"""
+import os
+
+import pytest
+
+pjrt_dlpack = pytest.importorskip("pjrt_dlpack")
+
+
+def ref_plugin_path():
+    path = os.environ.get("PJRT_REF_PLUGIN")
+    if not path or not os.path.exists(path):
+        pytest.skip("PJRT_REF_PLUGIN is not set to the built reference plugin")
+    return path
+
+
+@pytest.fixture(scope="session")
+def plugin():
+    return pjrt_dlpack.load_plugin(ref_plugin_path())
+
+
+@pytest.fixture(scope="session")
+def cpu(plugin):
+    return plugin.client(platform="cpu")
+
+
+@pytest.fixture(scope="session")
+def xpu(plugin):
+    try:
+        return plugin.client(platform="xpu")
+    except pjrt_dlpack.Error as e:  # reported, not hidden: the reason is in the skip message
+        pytest.skip(f"reference plugin cannot create an xpu client: {e}")
+
+
+@pytest.fixture(params=["cpu", "xpu"])
+def client(request):
+    return request.getfixturevalue(request.param)

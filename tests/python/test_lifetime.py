@@ -1,0 +1,250 @@
+"""Reference cycles, threads and interpreter shutdown with live exports."""
+import gc
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import weakref
+
+import numpy as np
+import pytest
+import torch
+
+import pjrt_dlpack
+
+
+def run_python(code, timeout=120):
+    """Runs `code` in a fresh interpreter with the test environment."""
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert proc.returncode == 0, (
+        f"exit status {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    )
+    return proc.stdout
+
+
+PRELUDE = """
+    import os, numpy as np, torch, pjrt_dlpack
+    plugin = pjrt_dlpack.load_plugin(os.environ["PJRT_REF_PLUGIN"])
+"""
+
+
+def test_reference_cycle_through_buffer_and_export_is_collected(cpu):
+    class Holder:
+        pass
+
+    h = Holder()
+    h.self = h
+    h.buf = cpu.buffer(np.arange(4, dtype=np.float32))
+    h.view = np.from_dlpack(h.buf)
+    h.capsule = h.buf.__dlpack__(max_version=(1, 0))
+    h.tensor = torch.from_dlpack(h.buf)
+    ref = weakref.ref(h)
+    del h
+    gc.collect()
+    assert ref() is None
+
+
+def test_reference_cycle_through_imported_producer(cpu):
+    class Holder:
+        pass
+
+    h = Holder()
+    h.self = h
+    h.array = np.arange(8, dtype=np.int64)
+    h.view = cpu.from_dlpack(h.array)
+    ref = weakref.ref(h)
+    del h
+    gc.collect()
+    assert ref() is None
+
+
+def test_views_released_from_other_threads(cpu):
+    arrays = [np.arange(16, dtype=np.float32) + i for i in range(32)]
+    refs = [weakref.ref(a) for a in arrays]
+    views = [cpu.from_dlpack(a) for a in arrays]
+    del arrays
+
+    def drop(chunk):
+        for v in chunk:
+            v.delete()
+        chunk.clear()
+
+    chunks = [views[i::4] for i in range(4)]
+    del views
+    threads = [threading.Thread(target=drop, args=(c,)) for c in chunks]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    del chunks
+    gc.collect()
+    assert all(r() is None for r in refs)
+
+
+def test_concurrent_exports_and_imports(cpu):
+    buf = cpu.buffer(np.arange(1000, dtype=np.float64))
+    errors = []
+
+    def work():
+        try:
+            for _ in range(200):
+                v = torch.from_dlpack(buf)
+                b = cpu.from_dlpack(v)
+                assert b.unsafe_buffer_pointer() == buf.unsafe_buffer_pointer()
+                del b, v
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+@pytest.mark.parametrize("platform", ["cpu", "xpu"])
+def test_shutdown_with_live_exports(platform, request):
+    if platform == "xpu":
+        request.getfixturevalue("xpu")  # skips with the reason when unsupported
+    out = run_python(PRELUDE + f"""
+    client = plugin.client(platform="{platform}")
+    buf = client.buffer(np.arange(6, dtype=np.float32))
+    cap_versioned = buf.__dlpack__(max_version=(1, 0))
+    cap_legacy = buf.__dlpack__()
+    if client.platform == "cpu":
+        view = np.from_dlpack(buf)
+        tensor = torch.from_dlpack(buf)
+    released = buf.release_to_dlpack()
+    print("ok")
+    """)
+    assert out.strip() == "ok"
+
+
+@pytest.mark.parametrize("platform", ["cpu", "xpu"])
+def test_shutdown_with_live_imports(platform, request):
+    if platform == "xpu":
+        request.getfixturevalue("xpu")
+    out = run_python(PRELUDE + f"""
+    client = plugin.client(platform="{platform}")
+    device = client.devices[0] if client.platform == "xpu" else None
+    arrays = [np.arange(10, dtype=np.float64) for _ in range(4)]
+    views = [client.from_dlpack(a, device=device) for a in arrays]
+    tensors = [torch.arange(5) for _ in range(4)]
+    tviews = [client.from_dlpack(t, device=device) for t in tensors]
+    del arrays, tensors
+    class Cycle:
+        pass
+    c = Cycle()
+    c.c = c
+    c.views = views
+    print("ok")
+    """)
+    assert out.strip() == "ok"
+
+
+def test_shutdown_with_a_daemon_thread_holding_views():
+    out = run_python(PRELUDE + """
+    import threading, time
+    client = plugin.client(platform="cpu")
+    def hold():
+        keep = [client.from_dlpack(np.arange(100.0)) for _ in range(10)]
+        time.sleep(60)
+    threading.Thread(target=hold, daemon=True).start()
+    time.sleep(0.2)
+    print("ok")
+    """)
+    assert out.strip() == "ok"
+
+
+def test_exports_outlive_the_module_state():
+    # Objects deleted during finalization in whatever order CPython chooses.
+    out = run_python(PRELUDE + """
+    import sys
+    client = plugin.client(platform="cpu")
+    bufs = [client.buffer(np.arange(i + 1, dtype=np.int32)) for i in range(5)]
+    sys.modules["__main__"].keep = [torch.from_dlpack(b) for b in bufs]
+    sys.keep_capsules = [b.__dlpack__() for b in bufs]
+    print("ok")
+    """)
+    assert out.strip() == "ok"
+
+
+def test_module_from_dlpack_without_a_client():
+    out = run_python("""
+    import numpy as np, pjrt_dlpack
+    try:
+        pjrt_dlpack.from_dlpack(np.zeros(2))
+    except ValueError as e:
+        print("ValueError:", e)
+    """)
+    assert "no pjrt_dlpack client exists" in out
+
+
+def test_waits_release_the_gil(plugin):
+    try:
+        slow = plugin.client(platform="xpu", transfer_delay_us=300000)
+    except pjrt_dlpack.Error as e:
+        pytest.skip(f"no slow xpu client: {e}")
+    ticks = 0
+    stop = threading.Event()
+
+    def spin():
+        nonlocal ticks
+        while not stop.is_set():
+            ticks += 1
+
+    t = threading.Thread(target=spin)
+    t.start()
+    try:
+        buf = slow.buffer(np.arange(1000, dtype=np.float32))
+        before = ticks
+        buf.to_bytes()  # waits for the delayed transfer
+        during = ticks - before
+    finally:
+        stop.set()
+        t.join()
+    assert during > 1000, "another thread must run while the transfer is awaited"
+
+
+def slow_xpu(plugin, delay_us):
+    try:
+        return plugin.client(platform="xpu", transfer_delay_us=delay_us)
+    except pjrt_dlpack.Error as e:
+        pytest.skip(f"no slow xpu client: {e}")
+
+
+def test_producer_released_after_an_asynchronous_copy(plugin):
+    import time
+
+    slow = slow_xpu(plugin, 50000)
+    a = np.arange(256, dtype=np.float32)
+    ref = weakref.ref(a)
+    buf = slow.from_dlpack(a, device=slow.devices[0])
+    del a
+    assert np.frombuffer(buf.to_bytes(), dtype=np.float32)[255] == 255
+    for _ in range(500):  # the release may come from a plugin thread: allow it to land
+        gc.collect()
+        if ref() is None:
+            break
+        time.sleep(0.01)
+    assert ref() is None
+
+
+def test_shutdown_during_asynchronous_transfers():
+    out = run_python(PRELUDE + """
+    client = plugin.client(platform="xpu", transfer_delay_us=20000)
+    dev = client.devices[1]
+    views = [client.from_dlpack(np.arange(100.0), device=dev) for _ in range(8)]
+    views += [client.from_dlpack(torch.arange(10), device=dev) for _ in range(8)]
+    exports = [client.buffer(np.arange(4.0), device=dev).__dlpack__() for _ in range(4)]
+    print("ok")
+    """)
+    assert out.strip() == "ok"

@@ -1,0 +1,185 @@
+/*
+ * cli.h — internal declarations of the pjrt-dlpack command.
+ *
+ * One concern per file: main.c (dispatch, help, exit codes), args.c
+ * (command-line parsing), plugin_open.c (finding and loading the plugin,
+ * creating the client), raw.c (direct PJRT calls), json.c (JSON output),
+ * report.c (check results, progress), info.c, check*.c, bench.c.
+ */
+#ifndef PJDL_CLI_H
+#define PJDL_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pjrt_dlpack.h"
+
+/* ------------------------------------------------------------ exit codes */
+
+enum {
+    CLI_EXIT_OK = 0,        /* success; every check passed or is unsupported */
+    CLI_EXIT_FAILED = 1,    /* at least one check failed */
+    CLI_EXIT_USAGE = 2,     /* bad command line */
+    CLI_EXIT_NO_PLUGIN = 3, /* plugin not found / not loadable, or no client */
+    CLI_EXIT_INTERNAL = 4,  /* out of memory or an error of the command itself */
+};
+
+/* ------------------------------------------------------------- arguments */
+
+#define CLI_MAX_OPTIONS 64
+
+typedef enum cli_command {
+    CLI_CMD_NONE = 0,
+    CLI_CMD_INFO,
+    CLI_CMD_CHECK,
+    CLI_CMD_BENCH
+} cli_command;
+
+typedef struct cli_args {
+    cli_command command;
+    const char *plugin; /* NULL: the library's default */
+    pjdl_option options[CLI_MAX_OPTIONS];
+    size_t num_options;
+    int64_t *lists[CLI_MAX_OPTIONS]; /* owned copies of INT64_LIST values */
+    char *names[CLI_MAX_OPTIONS];    /* owned copies of names */
+    char *strings[CLI_MAX_OPTIONS];  /* owned copies of STRING values */
+    bool json;
+    bool help;
+    bool version;
+    bool list_checks;     /* check --list */
+    bool no_fork;         /* check --no-fork: run checks in this process */
+    const char *only[16]; /* check --only PREFIX (repeatable) */
+    size_t num_only;
+    int64_t iterations; /* bench; 0 = default */
+    int64_t size_bytes; /* bench --size; 0 = default */
+    int64_t timeout_ms; /* check: wait limit */
+    int threads;        /* check: threads of the concurrency check */
+    bool progress;      /* decided from isatty(stderr) */
+} cli_args;
+
+/* Parses argv into *args. On a usage error prints the message to stderr and
+ * returns false. */
+bool cli_args_parse(int argc, char **argv, cli_args *args);
+void cli_args_free(cli_args *args);
+const char *cli_command_name(cli_command command);
+
+/* ----------------------------------------------------------------- help */
+
+void cli_print_help(FILE *out, cli_command command);
+void cli_print_usage_hint(FILE *err, cli_command command);
+
+/* ----------------------------------------------------------- the plugin */
+
+/* Everything a subcommand works with. */
+typedef struct cli_session {
+    const cli_args *args;
+    char path[4096];     /* the plugin's file, "" if unknown */
+    pjdl_plugin *plugin; /* owned */
+    const PJRT_Api *api; /* borrowed from plugin */
+    pjdl_client *client; /* owned, NULL until created */
+} cli_session;
+
+/* Resolves args->plugin to a file path (a name goes through
+ * PJRT_NAMES_AND_LIBRARY_PATHS). For the default (NULL) the path stays ""
+ * and is learnt when the library loads the plugin. Prints an error and
+ * returns false when a name is unknown or the file does not exist. */
+bool cli_plugin_resolve(const cli_args *args, char *path, size_t path_size);
+
+/* Loads the plugin with the library; on failure prints the library's message
+ * and returns its code. */
+pjdl_code cli_plugin_load(cli_session *s);
+/* Creates the client with the --option values; prints an error on failure. */
+pjdl_code cli_client_create(cli_session *s);
+void cli_session_close(cli_session *s);
+
+/* ------------------------------------------------------------ raw PJRT */
+
+/* True if the table is long enough for the slot at `offset` and the slot is
+ * not NULL. */
+bool raw_has_slot(const PJRT_Api *api, size_t offset);
+#define RAW_HAS(api, slot) raw_has_slot((api), offsetof(PJRT_Api, slot))
+
+/* Turns a PJRT_Error into a code and message (written to msg, may be NULL)
+ * and destroys it; NULL is PJDL_OK. */
+pjdl_code raw_take_error(const PJRT_Api *api, PJRT_Error *error, char *msg, size_t msg_size);
+
+/* The plugin's stream extension, or NULL. */
+const PJRT_Stream_Extension *raw_stream_extension(const PJRT_Api *api);
+
+/* Creates a buffer with PJRT_Client_BufferFromHostBuffer
+ * (kImmutableOnlyDuringCall) on `device`, optionally in `memory` and with a
+ * device layout; waits for nothing. */
+pjdl_code raw_buffer_from_host(const PJRT_Api *api, PJRT_Client *client, const void *data,
+                               PJRT_Buffer_Type type, const int64_t *dims, size_t ndim,
+                               PJRT_Device *device, PJRT_Memory *memory,
+                               PJRT_Buffer_MemoryLayout *device_layout, PJRT_Buffer **out,
+                               char *msg, size_t msg_size);
+pjdl_code raw_buffer_destroy(const PJRT_Api *api, PJRT_Buffer *buffer);
+pjdl_code raw_buffer_delete(const PJRT_Api *api, PJRT_Buffer *buffer, char *msg, size_t n);
+pjdl_code raw_buffer_increase(const PJRT_Api *api, PJRT_Buffer *buffer, char *msg, size_t n);
+pjdl_code raw_buffer_decrease(const PJRT_Api *api, PJRT_Buffer *buffer, char *msg, size_t n);
+pjdl_code raw_buffer_pointer(const PJRT_Api *api, PJRT_Buffer *buffer, void **out, char *msg,
+                             size_t n);
+pjdl_code raw_buffer_await(const PJRT_Api *api, PJRT_Buffer *buffer, char *msg, size_t n);
+/* Whether the buffer's ready event reports ready right now. */
+pjdl_code raw_buffer_is_ready(const PJRT_Api *api, PJRT_Buffer *buffer, bool *ready, char *msg,
+                              size_t n);
+pjdl_code raw_buffer_to_host(const PJRT_Api *api, PJRT_Buffer *buffer, void *dst, size_t size,
+                             char *msg, size_t n);
+/* PJRT_Client_CreateViewOfDeviceBuffer. */
+pjdl_code raw_create_view(const PJRT_Api *api, PJRT_Client *client, void *ptr,
+                          PJRT_Buffer_Type type, const int64_t *dims, size_t ndim,
+                          PJRT_Buffer_MemoryLayout *layout, PJRT_Device *device,
+                          PJRT_Memory *memory, void (*on_delete)(void *, void *), void *arg,
+                          PJRT_Buffer **out, char *msg, size_t n);
+
+/* ------------------------------------------------------------------ JSON */
+
+/* A small streaming JSON writer: commas and nesting are tracked. */
+typedef struct json_writer {
+    FILE *out;
+    int depth;
+    bool need_comma[32];
+    bool after_key;
+} json_writer;
+
+void json_init(json_writer *w, FILE *out);
+void json_begin_object(json_writer *w);
+void json_end_object(json_writer *w);
+void json_begin_array(json_writer *w);
+void json_end_array(json_writer *w);
+void json_key(json_writer *w, const char *key);
+void json_string(json_writer *w, const char *value); /* NULL writes null */
+void json_int(json_writer *w, int64_t value);
+void json_uint(json_writer *w, uint64_t value);
+void json_double(json_writer *w, double value);
+void json_bool(json_writer *w, bool value);
+void json_null(json_writer *w);
+/* Ends the document with a newline. */
+void json_finish(json_writer *w);
+
+/* -------------------------------------------------------------- progress */
+
+/* Shows "label [i/n] item" on stderr when enabled (a terminal); the line is
+ * overwritten by the next call and erased by progress_done. */
+void progress_show(bool enabled, const char *label, size_t i, size_t n, const char *item);
+void progress_done(bool enabled);
+
+/* ------------------------------------------------------------ subcommands */
+
+int cli_info(const cli_args *args);
+int cli_check(const cli_args *args);
+int cli_bench(const cli_args *args);
+
+/* ----------------------------------------------------------------- misc */
+
+/* The DLPack device type's name ("kDLCPU" ...); a static string. */
+const char *cli_dl_device_type_name(int32_t device_type);
+/* True when data of this DLDevice can be read by the host directly. */
+bool cli_dl_host_readable(DLDevice device);
+/* Monotonic time in nanoseconds. */
+uint64_t cli_now_ns(void);
+
+#endif /* PJDL_CLI_H */

@@ -1,0 +1,151 @@
+/* pjrt-dlpack: entry point, help texts and exit codes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char exit_codes[] =
+    "Exit status:\n"
+    "  0  success (every check passed or is unsupported by the plugin)\n"
+    "  1  at least one check failed\n"
+    "  2  usage error (bad command, option or value)\n"
+    "  3  the plugin could not be found or loaded, or no client could be created\n"
+    "  4  internal error of the command (e.g. out of memory)\n";
+
+static const char plugin_text[] =
+    "PLUGIN is a path to a PJRT plugin (it contains '/' or ends in .so), or a\n"
+    "name listed in PJRT_NAMES_AND_LIBRARY_PATHS (\"name:path,name:path\").\n"
+    "Without PLUGIN: the PJRT_DLPACK_PLUGIN environment variable, else the\n"
+    "reference plugin bundled with libpjrt_dlpack.\n";
+
+static const char common_options[] =
+    "Common options:\n"
+    "  -o, --option NAME=VALUE  client-creation option, repeatable; the type is\n"
+    "                           inferred (true/false, integer, [1,2], 1.5, text)\n"
+    "                           or forced: NAME:string=VALUE (:int64, :float,\n"
+    "                           :bool, :int64_list)\n"
+    "      --json               machine-readable output on stdout\n"
+    "      --timeout-ms N       fail any wait that takes longer than N ms\n"
+    "  -h, --help               this help\n";
+
+static void print_main_help(FILE *out) {
+    fprintf(out,
+            "Usage: pjrt-dlpack COMMAND [OPTIONS] [PLUGIN]\n"
+            "\n"
+            "DLPack exchange with a PJRT plugin: inspect it, check it, measure it.\n"
+            "\n"
+            "Commands:\n"
+            "  info    the plugin's ABI version, platform, devices, memories and the\n"
+            "          DLPack entry points it provides\n"
+            "  check   the DLPack conformance suite; exits 1 if any check fails\n"
+            "  bench   export/import latency and copy bandwidth, as a table\n"
+            "\n"
+            "'pjrt-dlpack COMMAND --help' describes a command.\n"
+            "\n%s\n%s      --version            the version of the command and library\n\n%s",
+            plugin_text, common_options, exit_codes);
+}
+
+static void print_info_help(FILE *out) {
+    fprintf(out,
+            "Usage: pjrt-dlpack info [OPTIONS] [PLUGIN]\n"
+            "\n"
+            "Prints the plugin's PJRT ABI version, plugin attributes, platform name,\n"
+            "version and id, every device (id, kind, local hardware id) with its\n"
+            "memories and the DLDevice each maps to, and a capability table: for\n"
+            "each DLPack-relevant entry point and extension, whether the plugin's\n"
+            "table has it and what it answers when probed (ok, UNIMPLEMENTED, or\n"
+            "another error).\n"
+            "\n%s\n%s\n%s",
+            plugin_text, common_options, exit_codes);
+}
+
+static void print_check_help(FILE *out) {
+    fprintf(out,
+            "Usage: pjrt-dlpack check [OPTIONS] [PLUGIN]\n"
+            "\n"
+            "Runs the DLPack conformance suite against the plugin. Every check\n"
+            "prints PASS, FAIL (with what was expected and what happened),\n"
+            "UNSUPPORTED (the plugin lacks an optional feature) or SKIPPED (the\n"
+            "library could not load the plugin, or no client could be created).\n"
+            "Areas: ABI and versions, export of every type and of 0-d, zero-size\n"
+            "and strided buffers, import as views, readiness with and without\n"
+            "streams, pinning, the on-delete callback, transfer mode, rejection of\n"
+            "bad tensors, concurrent use.\n"
+            "\n"
+            "Each check runs in a child process: one that crashes or hangs fails\n"
+            "alone. Waits fail after 20 s unless --timeout-ms is given. When the ABI\n"
+            "checks show why the plugin cannot be used, check exits 1, not 3.\n"
+            "\n"
+            "Check options:\n"
+            "      --list               list the checks and exit\n"
+            "      --only NAME          run only the checks whose name starts with\n"
+            "                           NAME (repeatable; e.g. --only pin)\n"
+            "      --threads N          threads of the concurrency check (default 4)\n"
+            "      --no-fork            run the checks in this process (for a debugger);\n"
+            "                           by default each runs in a child process, so that a\n"
+            "                           crash or a hang fails that check only\n"
+            "\n%s\n%s\n%s",
+            plugin_text, common_options, exit_codes);
+}
+
+static void print_bench_help(FILE *out) {
+    fprintf(out,
+            "Usage: pjrt-dlpack bench [OPTIONS] [PLUGIN]\n"
+            "\n"
+            "Measures, on the first device: export + deleter round trip (share\n"
+            "mode, ready buffer), import as a view + release, and the copy\n"
+            "fallback of an import against memcpy of the same bytes. Latencies are\n"
+            "medians in nanoseconds; bandwidths in GB/s.\n"
+            "\n"
+            "Bench options:\n"
+            "  -n, --iterations N       timed repetitions of each latency (default 200)\n"
+            "      --size BYTES         bytes of the bandwidth test (default 4M;\n"
+            "                           suffixes k, M, G)\n"
+            "\n%s\n%s\n%s",
+            plugin_text, common_options, exit_codes);
+}
+
+void cli_print_help(FILE *out, cli_command command) {
+    switch (command) {
+    case CLI_CMD_INFO:
+        print_info_help(out);
+        break;
+    case CLI_CMD_CHECK:
+        print_check_help(out);
+        break;
+    case CLI_CMD_BENCH:
+        print_bench_help(out);
+        break;
+    default:
+        print_main_help(out);
+        break;
+    }
+}
+
+void cli_print_usage_hint(FILE *err, cli_command command) {
+    if (command == CLI_CMD_NONE)
+        fprintf(err, "Try 'pjrt-dlpack --help'.\n");
+    else
+        fprintf(err, "Try 'pjrt-dlpack %s --help'.\n", cli_command_name(command));
+}
+
+int main(int argc, char **argv) {
+    cli_args args;
+    if (!cli_args_parse(argc, argv, &args))
+        return CLI_EXIT_USAGE;
+    int rc = CLI_EXIT_OK;
+    if (args.help) {
+        cli_print_help(stdout, args.command);
+    } else if (args.version) {
+        printf("pjrt-dlpack %s (PJRT C API %d.%d, DLPack %d.%d)\n", pjdl_version(), PJRT_API_MAJOR,
+               PJRT_API_MINOR, DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
+    } else if (args.command == CLI_CMD_INFO) {
+        rc = cli_info(&args);
+    } else if (args.command == CLI_CMD_CHECK) {
+        rc = cli_check(&args);
+    } else {
+        rc = cli_bench(&args);
+    }
+    cli_args_free(&args);
+    return rc;
+}

@@ -1,0 +1,78 @@
+/* Finding the plugin (path, discovery name or default), loading it through
+ * the library, and creating the client with the --option values. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+static bool looks_like_path(const char *spec) {
+    size_t n = strlen(spec);
+    return strchr(spec, '/') != NULL || (n > 3 && strcmp(spec + n - 3, ".so") == 0);
+}
+
+bool cli_plugin_resolve(const cli_args *args, char *path, size_t path_size) {
+    path[0] = '\0';
+    const char *spec = args->plugin;
+    if (spec == NULL)
+        return true; /* the library's default, learnt after loading */
+    const char *file = spec;
+    if (!looks_like_path(spec)) {
+        if (pjdl_plugin_find(spec, &file) != PJDL_OK) {
+            fprintf(stderr,
+                    "pjrt-dlpack: no plugin named '%s': %s\n"
+                    "  (a name is looked up in PJRT_NAMES_AND_LIBRARY_PATHS=\"name:path,...\";"
+                    " give a path with a '/' to load a file)\n",
+                    spec, pjdl_last_error());
+            return false;
+        }
+    }
+    struct stat st;
+    if (stat(file, &st) != 0 || !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "pjrt-dlpack: plugin '%s' (%s): no such file\n", spec, file);
+        return false;
+    }
+    if (strlen(file) >= path_size) {
+        fprintf(stderr, "pjrt-dlpack: plugin path too long: %s\n", file);
+        return false;
+    }
+    strcpy(path, file);
+    return true;
+}
+
+pjdl_code cli_plugin_load(cli_session *s) {
+    pjdl_code rc = pjdl_plugin_load(s->path[0] ? s->path : NULL, &s->plugin);
+    if (rc != PJDL_OK) {
+        fprintf(stderr, "pjrt-dlpack: cannot load plugin %s: %s (%s)\n",
+                s->path[0] ? s->path : "(default)", pjdl_last_error(), pjdl_code_name(rc));
+        s->plugin = NULL;
+        return rc;
+    }
+    s->api = pjdl_plugin_api(s->plugin);
+    const char *p = pjdl_plugin_path(s->plugin);
+    if (s->path[0] == '\0' && p != NULL && strlen(p) < sizeof s->path)
+        strcpy(s->path, p);
+    return PJDL_OK;
+}
+
+pjdl_code cli_client_create(cli_session *s) {
+    pjdl_code rc =
+        pjdl_client_create(s->plugin, s->args->options, s->args->num_options, &s->client);
+    if (rc != PJDL_OK) {
+        fprintf(stderr, "pjrt-dlpack: cannot create a client of %s: %s (%s)\n", s->path,
+                pjdl_last_error(), pjdl_code_name(rc));
+        s->client = NULL;
+        return rc;
+    }
+    if (s->args->timeout_ms > 0)
+        pjdl_client_set_wait_timeout(s->client, s->args->timeout_ms);
+    return PJDL_OK;
+}
+
+void cli_session_close(cli_session *s) {
+    pjdl_client_release(s->client);
+    s->client = NULL;
+    pjdl_plugin_release(s->plugin);
+    s->plugin = NULL;
+    s->api = NULL;
+}

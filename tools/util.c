@@ -1,0 +1,68 @@
+/* Small helpers shared by the subcommands: progress, names, time. */
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+void progress_show(bool enabled, const char *label, size_t i, size_t n, const char *item) {
+    if (!enabled)
+        return;
+    fprintf(stderr, "\r\033[K%s [%zu/%zu] %s", label, i, n, item);
+    fflush(stderr);
+}
+
+void progress_done(bool enabled) {
+    if (!enabled)
+        return;
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+}
+
+const char *cli_dl_device_type_name(int32_t t) {
+    switch (t) {
+    case kDLCPU:
+        return "kDLCPU";
+    case kDLCUDA:
+        return "kDLCUDA";
+    case kDLCUDAHost:
+        return "kDLCUDAHost";
+    case kDLOpenCL:
+        return "kDLOpenCL";
+    case kDLVulkan:
+        return "kDLVulkan";
+    case kDLMetal:
+        return "kDLMetal";
+    case kDLVPI:
+        return "kDLVPI";
+    case kDLROCM:
+        return "kDLROCM";
+    case kDLROCMHost:
+        return "kDLROCMHost";
+    case kDLExtDev:
+        return "kDLExtDev";
+    case kDLCUDAManaged:
+        return "kDLCUDAManaged";
+    case kDLOneAPI:
+        return "kDLOneAPI";
+    case kDLWebGPU:
+        return "kDLWebGPU";
+    case kDLHexagon:
+        return "kDLHexagon";
+    case kDLMAIA:
+        return "kDLMAIA";
+    case kDLTrn:
+        return "kDLTrn";
+    default:
+        return "unknown";
+    }
+}
+
+bool cli_dl_host_readable(DLDevice d) {
+    return d.device_type == kDLCPU || d.device_type == kDLCUDAHost || d.device_type == kDLROCMHost;
+}
+
+uint64_t cli_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
