@@ -280,6 +280,10 @@ PJDL_API pjdl_code pjdl_register_platform(const char *platform_name, DLDeviceTyp
 PJDL_API pjdl_code pjdl_platform_dl_type(const char *platform_name, const char *memory_kind,
                                          DLDeviceType *out);
 
+/* "kDLCUDAHost", ...: the name of a DLPack device type; a static string,
+ * "unknown device type" for a value DLPack does not define. */
+PJDL_API const char *pjdl_dl_device_type_name(DLDeviceType type);
+
 /* ------------------------------------------------------------------- types */
 
 /* PJRT element type <-> DLPack dtype (lanes 1). Every type of at least 8

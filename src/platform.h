@@ -27,9 +27,6 @@ pjdl_code pjdl_platform_lookup(const char *name, DLDeviceType *device, DLDeviceT
 /* Whether `type` is a device type DLPack defines. */
 bool pjdl_dl_device_type_valid(DLDeviceType type);
 
-/* "kDLCUDA", ...; "unknown device type" for values DLPack does not define. */
-const char *pjdl_dl_device_type_name(DLDeviceType type);
-
 /* Whether memory of `type` can be read by the host CPU with plain loads
  * (kDLCPU, kDLCUDAHost, kDLROCMHost). kDLCUDAManaged is excluded: reading it
  * from the host while a device stream writes it is not safe without a

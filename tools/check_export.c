@@ -43,8 +43,9 @@ static void verify_tensor(ck_ctx *ctx, ck_result *r, const char *what, pjdl_buff
     if (pjdl_buffer_dl_device(buf, &dl) == PJDL_OK &&
         (dl.device_type != t->device.device_type || dl.device_id != t->device.device_id))
         ck_fail(r, "%s: expected device %s:%d, got %s:%d", what,
-                cli_dl_device_type_name(dl.device_type), (int)dl.device_id,
-                cli_dl_device_type_name(t->device.device_type), (int)t->device.device_id);
+                pjdl_dl_device_type_name((DLDeviceType)dl.device_type), (int)dl.device_id,
+                pjdl_dl_device_type_name((DLDeviceType)t->device.device_type),
+                (int)t->device.device_id);
     size_t esize = (size_t)dtype.bits / 8;
     if (t->byte_offset % (esize ? esize : 1) != 0)
         ck_fail(r, "%s: byte_offset %" PRIu64 " not a multiple of the element size", what,

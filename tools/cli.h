@@ -175,8 +175,6 @@ int cli_bench(const cli_args *args);
 
 /* ----------------------------------------------------------------- misc */
 
-/* The DLPack device type's name ("kDLCPU" ...); a static string. */
-const char *cli_dl_device_type_name(int32_t device_type);
 /* True when data of this DLDevice can be read by the host directly. */
 bool cli_dl_host_readable(DLDevice device);
 /* Monotonic time in nanoseconds. */

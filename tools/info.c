@@ -242,8 +242,8 @@ static void print_text(cli_session *s, caps *c) {
             DLDevice dl;
             char dltext[64] = "unmapped";
             if (pjdl_device_dl(d, mem, &dl) == PJDL_OK)
-                snprintf(dltext, sizeof dltext, "%s:%d", cli_dl_device_type_name(dl.device_type),
-                         (int)dl.device_id);
+                snprintf(dltext, sizeof dltext, "%s:%d",
+                         pjdl_dl_device_type_name((DLDeviceType)dl.device_type), (int)dl.device_id);
             printf("    memory %d: %-12s -> DLDevice %s%s\n", pjdl_memory_id(mem),
                    pjdl_memory_kind(mem), dltext, mem == def ? "  (default)" : "");
         }
@@ -325,7 +325,7 @@ static void print_json(cli_session *s, caps *c) {
             if (pjdl_device_dl(d, mem, &dl) == PJDL_OK) {
                 json_begin_object(&w);
                 json_key(&w, "device_type");
-                json_string(&w, cli_dl_device_type_name(dl.device_type));
+                json_string(&w, pjdl_dl_device_type_name((DLDeviceType)dl.device_type));
                 json_key(&w, "device_id");
                 json_int(&w, dl.device_id);
                 json_end_object(&w);

@@ -18,45 +18,6 @@ void progress_done(bool enabled) {
     fflush(stderr);
 }
 
-const char *cli_dl_device_type_name(int32_t t) {
-    switch (t) {
-    case kDLCPU:
-        return "kDLCPU";
-    case kDLCUDA:
-        return "kDLCUDA";
-    case kDLCUDAHost:
-        return "kDLCUDAHost";
-    case kDLOpenCL:
-        return "kDLOpenCL";
-    case kDLVulkan:
-        return "kDLVulkan";
-    case kDLMetal:
-        return "kDLMetal";
-    case kDLVPI:
-        return "kDLVPI";
-    case kDLROCM:
-        return "kDLROCM";
-    case kDLROCMHost:
-        return "kDLROCMHost";
-    case kDLExtDev:
-        return "kDLExtDev";
-    case kDLCUDAManaged:
-        return "kDLCUDAManaged";
-    case kDLOneAPI:
-        return "kDLOneAPI";
-    case kDLWebGPU:
-        return "kDLWebGPU";
-    case kDLHexagon:
-        return "kDLHexagon";
-    case kDLMAIA:
-        return "kDLMAIA";
-    case kDLTrn:
-        return "kDLTrn";
-    default:
-        return "unknown";
-    }
-}
-
 bool cli_dl_host_readable(DLDevice d) {
     return d.device_type == kDLCPU || d.device_type == kDLCUDAHost || d.device_type == kDLROCMHost;
 }
