@@ -30,7 +30,8 @@ static int report(const char *what, PJRT_Error *err) {
 static int await_event(const char *what, PJRT_Event *event) {
     PJRT_Event_Await_Args a = {.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE, .event = event};
     int failed = report(what, api->PJRT_Event_Await(&a));
-    PJRT_Event_Destroy_Args d = {.struct_size = PJRT_Event_Destroy_Args_STRUCT_SIZE, .event = event};
+    PJRT_Event_Destroy_Args d = {.struct_size = PJRT_Event_Destroy_Args_STRUCT_SIZE,
+                                 .event = event};
     failed |= report("PJRT_Event_Destroy", api->PJRT_Event_Destroy(&d));
     return failed;
 }
@@ -56,17 +57,17 @@ static int list_devices(PJRT_Client *client, PJRT_Device **first) {
         return 1;
     printf("addressable devices: %zu\n", a.num_addressable_devices);
     for (size_t i = 0; i < a.num_addressable_devices; i++) {
-        PJRT_Device_GetDescription_Args g = {
-            .struct_size = PJRT_Device_GetDescription_Args_STRUCT_SIZE,
-            .device = a.addressable_devices[i]};
+        PJRT_Device_GetDescription_Args g = {.struct_size =
+                                                 PJRT_Device_GetDescription_Args_STRUCT_SIZE,
+                                             .device = a.addressable_devices[i]};
         if (report("PJRT_Device_GetDescription", api->PJRT_Device_GetDescription(&g)))
             return 1;
-        PJRT_DeviceDescription_Kind_Args k = {
-            .struct_size = PJRT_DeviceDescription_Kind_Args_STRUCT_SIZE,
-            .device_description = g.device_description};
-        PJRT_DeviceDescription_Id_Args id = {
-            .struct_size = PJRT_DeviceDescription_Id_Args_STRUCT_SIZE,
-            .device_description = g.device_description};
+        PJRT_DeviceDescription_Kind_Args k = {.struct_size =
+                                                  PJRT_DeviceDescription_Kind_Args_STRUCT_SIZE,
+                                              .device_description = g.device_description};
+        PJRT_DeviceDescription_Id_Args id = {.struct_size =
+                                                 PJRT_DeviceDescription_Id_Args_STRUCT_SIZE,
+                                             .device_description = g.device_description};
         if (report("PJRT_DeviceDescription_Kind", api->PJRT_DeviceDescription_Kind(&k)) ||
             report("PJRT_DeviceDescription_Id", api->PJRT_DeviceDescription_Id(&id)))
             return 1;

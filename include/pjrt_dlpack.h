@@ -264,11 +264,10 @@ PJDL_API uint64_t pjdl_platform_id(const char *name, size_t len);
  * pinned host memory (kDLCPU if the platform has no special host type). A
  * later registration of the same name replaces the earlier one, built-ins
  * included. Platform names are compared without regard to case (jax-metal
- * says "METAL"); memory kinds are compared exactly. Built in: cpu (kDLCPU), cuda (kDLCUDA / kDLCUDAHost), rocm
- * (kDLROCM / kDLROCMHost), xpu, oneapi and sycl (kDLOneAPI), metal
- * (kDLMetal), vulkan (kDLVulkan), opencl (kDLOpenCL), webgpu (kDLWebGPU),
- * hexagon (kDLHexagon), maia (kDLMAIA), trn (kDLTrn). INVALID_ARGUMENT for an
- * empty name or a device type DLPack does not define. */
+ * says "METAL"); memory kinds are compared exactly. Built in: cpu (kDLCPU), cuda (kDLCUDA /
+ * kDLCUDAHost), rocm (kDLROCM / kDLROCMHost), xpu, oneapi and sycl (kDLOneAPI), metal (kDLMetal),
+ * vulkan (kDLVulkan), opencl (kDLOpenCL), webgpu (kDLWebGPU), hexagon (kDLHexagon), maia (kDLMAIA),
+ * trn (kDLTrn). INVALID_ARGUMENT for an empty name or a device type DLPack does not define. */
 PJDL_API pjdl_code pjdl_register_platform(const char *platform_name, DLDeviceType device_type,
                                           DLDeviceType host_memory_type);
 

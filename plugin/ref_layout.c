@@ -188,10 +188,12 @@ PJRT_Error *ref_layout_parse(const PJRT_Buffer_MemoryLayout *layout, const char 
 
 void ref_dense_strides(const int64_t *dims, size_t n, size_t element_size, const int64_t *m2m,
                        int64_t *strides) {
-    int64_t s = (int64_t)element_size;
+    /* Unsigned: an empty array's other dimensions may be huge, and its
+     * strides are never used; a non-empty array's size is checked. */
+    uint64_t s = element_size;
     for (size_t i = 0; i < n; i++) {
-        strides[m2m[i]] = s;
-        s *= dims[m2m[i]] > 0 ? dims[m2m[i]] : 1;
+        strides[m2m[i]] = (int64_t)s;
+        s *= dims[m2m[i]] > 0 ? (uint64_t)dims[m2m[i]] : 1;
     }
 }
 
@@ -199,13 +201,16 @@ PJRT_Error *ref_strides_span(const int64_t *dims, size_t n, size_t element_size,
                              const int64_t *strides, const char *fn, int64_t *min_offset,
                              int64_t *max_offset) {
     int64_t lo = 0, hi = (int64_t)element_size;
+    /* An empty array touches nothing, whatever its other dims and strides. */
     for (size_t i = 0; i < n; i++) {
-        int64_t extent;
         if (dims[i] == 0) {
             *min_offset = 0;
             *max_offset = 0;
             return NULL;
         }
+    }
+    for (size_t i = 0; i < n; i++) {
+        int64_t extent;
         if (__builtin_mul_overflow(dims[i] - 1, strides[i], &extent) ||
             (extent > 0 && __builtin_add_overflow(hi, extent, &hi)) ||
             (extent < 0 && __builtin_add_overflow(lo, extent, &lo)))
@@ -269,6 +274,89 @@ static void copy_element(char *dst, const char *src, size_t es) {
     }
 }
 
+/* The plane copy works on TILE x TILE blocks: the block is gathered from
+ * the source column by column (each column a contiguous run of TILE
+ * elements, whole cache lines) into a small contiguous buffer, then written
+ * out row by row (each row a contiguous run of whole lines). Every line is
+ * used completely while it is in cache, so the power-of-two strides of a
+ * transposed array cannot make tiles evict each other. */
+#define TILE 32
+#define TILE_MAX_ELEMENT 16
+
+/* Tiles are visited in blocks of BLOCK x BLOCK elements (256 KiB of f32 per
+ * side): a block's source and destination pages fit in the TLB and its
+ * lines in L2, so a page is entered a few times per copy rather than once
+ * per tile. */
+#define BLOCK 256
+
+/* The source lines of the next tile: columns a page or more apart, which
+ * the hardware prefetchers do not follow. */
+static void prefetch_tile(const char *src, int64_t col_stride, int64_t cols) {
+    for (int64_t j = 0; j < cols; j++)
+        __builtin_prefetch(src + j * col_stride);
+}
+
+#define DEFINE_PLANE(NAME, SIZE)                                                                   \
+    static void tile_##NAME(char *dst, const char *src, const copy_dim *r, const copy_dim *c,      \
+                            int64_t ni, int64_t nj, char *buf, size_t es) {                        \
+        (void)es;                                                                                  \
+        size_t pitch = TILE * (SIZE);                                                              \
+        for (int64_t j = 0; j < nj; j++)                                                           \
+            for (int64_t i = 0; i < ni; i++)                                                       \
+                memcpy(buf + (size_t)i * pitch + (size_t)j * (SIZE),                               \
+                       src + j * c->src + i * r->src, (SIZE));                                     \
+        for (int64_t i = 0; i < ni; i++)                                                           \
+            memcpy(dst + i * r->dst, buf + (size_t)i * pitch, (size_t)nj * (SIZE));                \
+    }                                                                                              \
+    static void plane_##NAME(char *dst, const char *src, const copy_dim *r, const copy_dim *c,     \
+                             size_t es) {                                                          \
+        (void)es;                                                                                  \
+        char buf[TILE * TILE * TILE_MAX_ELEMENT];                                                  \
+        for (int64_t bi = 0; bi < r->size; bi += BLOCK)                                            \
+            for (int64_t bj = 0; bj < c->size; bj += BLOCK) {                                      \
+                int64_t ei = bi + BLOCK < r->size ? bi + BLOCK : r->size;                          \
+                int64_t ej = bj + BLOCK < c->size ? bj + BLOCK : c->size;                          \
+                for (int64_t i0 = bi; i0 < ei; i0 += TILE)                                         \
+                    for (int64_t j0 = bj; j0 < ej; j0 += TILE) {                                   \
+                        if (j0 + TILE < ej)                                                        \
+                            prefetch_tile(src + i0 * r->src + (j0 + TILE) * c->src, c->src,        \
+                                          ej - j0 - TILE < TILE ? ej - j0 - TILE : TILE);          \
+                        tile_##NAME(dst + i0 * r->dst + j0 * (SIZE),                               \
+                                    src + i0 * r->src + j0 * c->src, r, c,                         \
+                                    ei - i0 < TILE ? ei - i0 : TILE,                               \
+                                    ej - j0 < TILE ? ej - j0 : TILE, buf, es);                     \
+                    }                                                                              \
+            }                                                                                      \
+    }
+DEFINE_PLANE(1, 1)
+DEFINE_PLANE(2, 2)
+DEFINE_PLANE(4, 4)
+DEFINE_PLANE(8, 8)
+DEFINE_PLANE(any, es)
+
+/* A transposition: the destination rows are contiguous (c->dst is the
+ * element size) and the source is contiguous along the rows (r->src is).
+ * Copied in tiles so that both sides' cache lines are reused. */
+static void copy_plane(char *dst, const char *src, const copy_dim *r, const copy_dim *c,
+                       size_t es) {
+    switch (es) {
+    case 1:
+        plane_1(dst, src, r, c, es);
+        break;
+    case 2:
+        plane_2(dst, src, r, c, es);
+        break;
+    case 4:
+        plane_4(dst, src, r, c, es);
+        break;
+    case 8:
+        plane_8(dst, src, r, c, es);
+        break;
+    default:
+        plane_any(dst, src, r, c, es);
+    }
+}
+
 void ref_strided_copy(char *dst, const int64_t *dst_strides, const char *src,
                       const int64_t *src_strides, const int64_t *dims, size_t n,
                       size_t element_size) {
@@ -302,10 +390,15 @@ void ref_strided_copy(char *dst, const int64_t *dst_strides, const char *src,
     int64_t inner_dst = m > 0 ? d[m - 1].dst : es;
     int64_t inner_src = m > 0 ? d[m - 1].src : es;
     bool contiguous = inner_dst == es && inner_src == es;
-    size_t outer = m > 0 ? m - 1 : 0;
+    /* The two innermost destination dimensions transposed in the source. */
+    bool plane = !contiguous && m >= 2 && inner_dst == es && d[m - 2].src == es &&
+                 element_size <= TILE_MAX_ELEMENT;
+    size_t outer = m > 0 ? m - (plane ? 2 : 1) : 0;
     int64_t idx[REF_MAX_DIMS] = {0};
     for (;;) {
-        if (contiguous) {
+        if (plane) {
+            copy_plane(dst, src, &d[m - 2], &d[m - 1], element_size);
+        } else if (contiguous) {
             memcpy(dst, src, (size_t)(inner_size * es));
         } else {
             char *dp = dst;

@@ -108,8 +108,40 @@ void pjdl_event_destroy(const PJRT_Api *api, PJRT_Event *event) {
     pjdl_drop_error(api, api->PJRT_Event_Destroy(&args));
 }
 
+/* Allocation-failure injection (pjdl_test_fail_alloc_after). Every library
+ * allocation counts; the armed one fails once, as if the host were out of
+ * memory. Process-wide, like the heap it stands for. */
+static atomic_long alloc_count;   /* allocations since the last arming */
+static atomic_long alloc_fail_at; /* 1-based index in alloc_count; 0: none */
+/* Set by the first pjdl_test_fail_alloc_after: until a test uses the switch,
+ * allocations only read this flag, so threads share no written cache line. */
+static atomic_bool alloc_testing;
+
+long pjdl_test_fail_alloc_after(long nth) {
+    atomic_store(&alloc_testing, true);
+    atomic_store(&alloc_fail_at, 0);
+    long since = atomic_exchange(&alloc_count, 0);
+    atomic_store(&alloc_fail_at, nth > 0 ? nth : 0);
+    return since;
+}
+
+static bool injected_failure(void) {
+    if (!atomic_load_explicit(&alloc_testing, memory_order_relaxed))
+        return false;
+    long n = atomic_fetch_add(&alloc_count, 1) + 1;
+    return n == atomic_load(&alloc_fail_at);
+}
+
+void *pjdl_malloc(size_t size) {
+    return injected_failure() ? NULL : malloc(size ? size : 1);
+}
+
+void *pjdl_realloc(void *p, size_t size) {
+    return injected_failure() ? NULL : realloc(p, size ? size : 1);
+}
+
 pjdl_code pjdl_alloc(size_t size, const char *what, void *out) {
-    void *p = calloc(1, size ? size : 1);
+    void *p = injected_failure() ? NULL : calloc(1, size ? size : 1);
     if (p == NULL)
         return pjdl_fail(PJDL_RESOURCE_EXHAUSTED, "out of memory allocating %zu bytes for %s", size,
                          what);
@@ -118,7 +150,7 @@ pjdl_code pjdl_alloc(size_t size, const char *what, void *out) {
 }
 
 pjdl_code pjdl_strdup(const char *s, size_t len, char **out) {
-    char *p = malloc(len + 1);
+    char *p = pjdl_malloc(len + 1);
     if (p == NULL)
         return pjdl_fail(PJDL_RESOURCE_EXHAUSTED, "out of memory copying a %zu-byte string", len);
     if (len)
@@ -130,6 +162,8 @@ pjdl_code pjdl_strdup(const char *s, size_t len, char **out) {
 
 void *pjdl_aligned_alloc(size_t size) {
     void *p = NULL;
+    if (injected_failure())
+        return NULL;
     if (posix_memalign(&p, PJDL_DATA_ALIGNMENT, size ? size : PJDL_DATA_ALIGNMENT) != 0)
         return NULL;
     return p;

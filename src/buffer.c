@@ -31,13 +31,23 @@ static pjdl_code read_type_and_dims(const pjdl_plugin *p, PJRT_Buffer *pjrt, PJR
         pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_Dimensions(&d), "PJRT_Buffer_Dimensions");
     if (code != PJDL_OK)
         return code;
-    if (d.num_dims > PJDL_MAX_RANK || (d.num_dims > 0 && d.dims == NULL))
-        return pjdl_fail(PJDL_UNIMPLEMENTED, "the buffer has %zu dimensions; at most %d supported",
+    if (d.num_dims > PJDL_MAX_RANK)
+        return pjdl_fail(PJDL_UNIMPLEMENTED,
+                         "PJRT_Buffer_Dimensions reports %zu dimensions; at most %d are supported",
                          d.num_dims, PJDL_MAX_RANK);
+    if (d.num_dims > 0 && d.dims == NULL)
+        return pjdl_fail(PJDL_INTERNAL,
+                         "PJRT_Buffer_Dimensions reports %zu dimensions but returned dims NULL",
+                         d.num_dims);
     for (size_t i = 0; i < d.num_dims; i++)
         if (d.dims[i] < 0)
-            return pjdl_fail(PJDL_INTERNAL, "the plugin reports dimension %zu as %lld", i,
-                             (long long)d.dims[i]);
+            return pjdl_fail(PJDL_INTERNAL, "PJRT_Buffer_Dimensions reports dimension %zu as %lld",
+                             i, (long long)d.dims[i]);
+    if (t.type == PJRT_Buffer_Type_INVALID || strcmp(pjdl_pjrt_type_name(t.type), "invalid") == 0)
+        return pjdl_fail(PJDL_UNIMPLEMENTED,
+                         "PJRT_Buffer_ElementType reports element type %d, which is not a "
+                         "PJRT_Buffer_Type this library knows",
+                         (int)t.type);
     *type = t.type;
     *dims = d.dims;
     *ndim = d.num_dims;
@@ -75,10 +85,12 @@ static pjdl_code read_placement(pjdl_buffer *b) {
 }
 
 static void set_compact(pjdl_buffer *b) {
-    int64_t stride = 1;
+    /* Unsigned: an empty buffer's other dimensions may be huge (its strides
+     * are never used); a non-empty buffer's size is checked. */
+    uint64_t stride = 1;
     for (size_t i = b->ndim; i-- > 0;) {
-        b->strides[i] = stride;
-        stride *= b->dims[i] > 0 ? b->dims[i] : 1;
+        b->strides[i] = (int64_t)stride;
+        stride *= b->dims[i] > 0 ? (uint64_t)b->dims[i] : 1;
     }
 }
 
@@ -101,6 +113,8 @@ static pjdl_code read_layout(pjdl_buffer *b) {
         if (code == PJDL_OK)
             b->layout_code = pjdl_layout_to_strides(&a.layout, b->dims, (int32_t)b->ndim,
                                                     b->elem_size, b->strides);
+        if (code == PJDL_OK && b->layout_code != PJDL_OK)
+            pjdl_fail_context(b->layout_code, "PJRT_Buffer_GetMemoryLayout reports ");
         else if (code != PJDL_UNIMPLEMENTED)
             b->layout_code = code;
     }
@@ -115,11 +129,13 @@ static pjdl_code compute_size(pjdl_buffer *b) {
     uint64_t n = 1;
     for (size_t i = 0; i < b->ndim; i++) {
         if (b->dims[i] != 0 && n > SIZE_MAX / (uint64_t)b->dims[i])
-            return pjdl_fail(PJDL_INTERNAL, "the buffer's size overflows");
+            return pjdl_fail(PJDL_INTERNAL, "PJRT_Buffer_Dimensions reports dimensions whose "
+                                            "number of elements overflows");
         n *= (uint64_t)b->dims[i];
     }
     if (b->elem_size != 0 && n > SIZE_MAX / b->elem_size)
-        return pjdl_fail(PJDL_INTERNAL, "the buffer's size overflows");
+        return pjdl_fail(PJDL_INTERNAL, "PJRT_Buffer_Dimensions reports dimensions whose size in "
+                                        "bytes overflows");
     b->size_bytes = (size_t)n * b->elem_size;
     return PJDL_OK;
 }
@@ -134,14 +150,11 @@ static pjdl_code buffer_fill(pjdl_buffer *b) {
     return code;
 }
 
-pjdl_code pjdl_buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer **out) {
-    PJRT_Buffer_Type type = PJRT_Buffer_Type_INVALID;
-    const int64_t *dims = NULL;
-    size_t ndim = 0;
-    pjdl_code code = read_type_and_dims(client->plugin, pjrt, &type, &dims, &ndim);
+/* A buffer object with its dimensions, not yet filled. */
+static pjdl_code buffer_new(pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_Type type,
+                            const int64_t *dims, size_t ndim, pjdl_buffer **out) {
     pjdl_buffer *b = NULL;
-    if (code == PJDL_OK)
-        code = pjdl_alloc(sizeof *b + 2 * ndim * sizeof(int64_t), "a buffer", &b);
+    pjdl_code code = pjdl_alloc(sizeof *b + 2 * ndim * sizeof(int64_t), "a buffer", &b);
     if (code != PJDL_OK)
         return code;
     atomic_init(&b->refs, 1);
@@ -155,12 +168,60 @@ pjdl_code pjdl_buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer 
     b->strides = b->dims + ndim;
     if (ndim)
         memcpy(b->dims, dims, ndim * sizeof *dims);
+    *out = b;
+    return PJDL_OK;
+}
+
+static void buffer_discard(pjdl_buffer *b) {
+    pthread_mutex_destroy(&b->mu);
+    free(b->layout_error);
+    free(b);
+}
+
+pjdl_code pjdl_buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer **out) {
+    PJRT_Buffer_Type type = PJRT_Buffer_Type_INVALID;
+    const int64_t *dims = NULL;
+    size_t ndim = 0;
+    pjdl_code code = read_type_and_dims(client->plugin, pjrt, &type, &dims, &ndim);
+    pjdl_buffer *b = NULL;
+    if (code == PJDL_OK)
+        code = buffer_new(client, pjrt, type, dims, ndim, &b);
+    if (code != PJDL_OK)
+        return code;
     code = buffer_fill(b);
     if (code != PJDL_OK) {
-        pthread_mutex_destroy(&b->mu);
-        free(b->layout_error);
-        free(b);
+        buffer_discard(b);
         return code;
+    }
+    pjdl_client_retain(client);
+    *out = b;
+    return PJDL_OK;
+}
+
+pjdl_code pjdl_buffer_adopt_view(pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_Type type,
+                                 const int64_t *dims, size_t ndim, const int64_t *minor_to_major,
+                                 pjdl_device *device, pjdl_memory *memory, pjdl_buffer **out) {
+    if (pjdl_pjrt_type_size(type) == 0)
+        return pjdl_buffer_adopt(client, pjrt, out);
+    pjdl_buffer *b = NULL;
+    pjdl_code code = buffer_new(client, pjrt, type, dims, ndim, &b);
+    if (code != PJDL_OK)
+        return code;
+    code = compute_size(b);
+    if (code != PJDL_OK) {
+        buffer_discard(b);
+        return code;
+    }
+    b->device = device;
+    b->memory = memory != NULL ? memory : device->default_memory;
+    b->layout_code = PJDL_OK;
+    /* Element strides of the dense layout minor_to_major describes (extents
+     * of 0 count as 1, as in set_compact). */
+    uint64_t stride = 1;
+    for (size_t k = 0; k < ndim; k++) {
+        size_t d = (size_t)minor_to_major[k];
+        b->strides[d] = (int64_t)stride;
+        stride *= b->dims[d] > 0 ? (uint64_t)b->dims[d] : 1;
     }
     pjdl_client_retain(client);
     *out = b;

@@ -17,6 +17,8 @@ pjdl_code pjdl_buffer_wait_ready(pjdl_buffer *buffer) {
                                "PJRT_Buffer_ReadyEvent");
     if (code != PJDL_OK)
         return code;
+    if (args.event == NULL)
+        return pjdl_fail(PJDL_INTERNAL, "PJRT_Buffer_ReadyEvent succeeded but returned no event");
     code = pjdl_event_wait(p, args.event, atomic_load(&buffer->client->timeout_ms));
     pjdl_event_destroy(p->api, args.event);
     if (code == PJDL_OK)
@@ -87,9 +89,7 @@ static pjdl_code start_to_host(pjdl_buffer *buffer, void *dst, PJRT_Buffer_Memor
 static pjdl_code to_host_deadline(pjdl_buffer *buffer, void *dst, PJRT_Buffer_MemoryLayout *layout,
                                   int64_t timeout_ms) {
     const pjdl_plugin *p = buffer->client->plugin;
-    landing *l = aligned_alloc(PJDL_DATA_ALIGNMENT,
-                               (sizeof *l + buffer->size_bytes + PJDL_DATA_ALIGNMENT - 1) /
-                                   PJDL_DATA_ALIGNMENT * PJDL_DATA_ALIGNMENT);
+    landing *l = pjdl_aligned_alloc(sizeof *l + buffer->size_bytes);
     if (l == NULL)
         return pjdl_fail(PJDL_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte host copy",
                          buffer->size_bytes);
@@ -136,11 +136,11 @@ pjdl_code pjdl_buffer_read_host(pjdl_buffer *buffer, void *dst) {
      * what we want when that layout is row-major already. */
     if (code == PJDL_UNIMPLEMENTED && buffer->layout_code == PJDL_OK) {
         bool row_major = true;
-        int64_t stride = 1;
+        uint64_t stride = 1; /* unsigned: may wrap for an empty buffer only */
         for (size_t i = buffer->ndim; i-- > 0;) {
-            if (buffer->dims[i] > 1 && buffer->strides[i] != stride)
+            if (buffer->dims[i] > 1 && buffer->strides[i] != (int64_t)stride)
                 row_major = false;
-            stride *= buffer->dims[i];
+            stride *= (uint64_t)buffer->dims[i];
         }
         if (row_major)
             code = to_host(buffer, dst, NULL);
@@ -160,6 +160,11 @@ pjdl_code pjdl_buffer_to_host(pjdl_buffer *buffer, void *dst, size_t dst_size) {
     return code != PJDL_OK ? code : pjdl_buffer_read_host(buffer, dst);
 }
 
+static pjdl_code null_data(const pjdl_buffer *buffer, const char *entry) {
+    return pjdl_fail(PJDL_INTERNAL, "%s returned a NULL data pointer for a %zu-byte buffer", entry,
+                     buffer->size_bytes);
+}
+
 pjdl_code pjdl_buffer_data_pointer(pjdl_buffer *buffer, void **out) {
     pjdl_clear_error();
     if (buffer == NULL || out == NULL)
@@ -173,6 +178,8 @@ pjdl_code pjdl_buffer_data_pointer(pjdl_buffer *buffer, void **out) {
         pjdl_code code =
             pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_OpaqueDeviceMemoryDataPointer(&a),
                                 "PJRT_Buffer_OpaqueDeviceMemoryDataPointer");
+        if (code == PJDL_OK && a.device_memory_ptr == NULL && buffer->size_bytes > 0)
+            return null_data(buffer, "PJRT_Buffer_OpaqueDeviceMemoryDataPointer");
         if (code == PJDL_OK)
             *out = a.device_memory_ptr;
         if (code != PJDL_UNIMPLEMENTED)
@@ -183,6 +190,8 @@ pjdl_code pjdl_buffer_data_pointer(pjdl_buffer *buffer, void **out) {
             .struct_size = PJRT_Buffer_UnsafePointer_Args_STRUCT_SIZE, .buffer = buffer->buffer};
         pjdl_code code = pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_UnsafePointer(&a),
                                              "PJRT_Buffer_UnsafePointer");
+        if (code == PJDL_OK && a.buffer_pointer == 0 && buffer->size_bytes > 0)
+            return null_data(buffer, "PJRT_Buffer_UnsafePointer");
         if (code == PJDL_OK)
             *out = (void *)a.buffer_pointer;
         return code;
@@ -199,6 +208,8 @@ pjdl_code pjdl_host_to_device(pjdl_client *client, const void *data, PJRT_Buffer
                               PJRT_Event **done) {
     const pjdl_plugin *p = client->plugin;
     pjdl_code code = PJDL_NEED(p, PJRT_Client_BufferFromHostBuffer);
+    if (code == PJDL_OK) /* else the new buffer could never be freed */
+        code = PJDL_NEED(p, PJRT_Buffer_Destroy);
     if (code != PJDL_OK)
         return code;
     PJRT_Client_BufferFromHostBuffer_Args a = {

@@ -45,7 +45,13 @@ static pjdl_code named_value(const pjdl_option *o, PJRT_NamedValue *v) {
 
 static pjdl_code create_pjrt_client(pjdl_plugin *plugin, const pjdl_option *options, size_t n,
                                     PJRT_Client **out) {
+    /* Without the destroy functions every client and event made would leak:
+     * refuse such a plugin up front rather than leak. */
     pjdl_code code = PJDL_NEED(plugin, PJRT_Client_Create);
+    if (code == PJDL_OK)
+        code = PJDL_NEED(plugin, PJRT_Client_Destroy);
+    if (code == PJDL_OK)
+        code = PJDL_NEED(plugin, PJRT_Event_Destroy);
     if (code != PJDL_OK)
         return code;
     if (n > 0 && options == NULL)
@@ -129,16 +135,52 @@ void pjdl_client_retain(pjdl_client *client) {
         atomic_fetch_add_explicit(&client->refs, 1, memory_order_relaxed);
 }
 
-void pjdl_client_release(pjdl_client *client) {
-    if (client == NULL)
-        return;
-    if (atomic_fetch_sub_explicit(&client->refs, 1, memory_order_acq_rel) != 1)
-        return;
+/* How deep the calling thread is in callbacks the plugin made into the
+ * library (completion and on-delete callbacks, which may run deleters). */
+static _Thread_local int callback_depth;
+
+void pjdl_callback_enter(void) {
+    callback_depth++;
+}
+
+void pjdl_callback_leave(void) {
+    callback_depth--;
+}
+
+static void client_free(pjdl_client *client) {
     pjdl_client_free_topology(client);
     if (client->owned)
         destroy_pjrt_client(client->plugin, client->client);
     pjdl_plugin_release(client->plugin);
     free(client);
+}
+
+static void *client_free_thread(void *arg) {
+    client_free(arg);
+    return NULL;
+}
+
+void pjdl_client_release(pjdl_client *client) {
+    if (client == NULL)
+        return;
+    if (atomic_fetch_sub_explicit(&client->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    /* Inside a plugin's callback, the thread may be one of the client's own
+     * (a stream worker): PJRT_Client_Destroy there would have to join it.
+     * Destroy the client from a thread of our own instead. */
+    if (callback_depth > 0 && client->owned) {
+        pthread_attr_t attr;
+        pthread_t thread;
+        bool started = pthread_attr_init(&attr) == 0;
+        if (started) {
+            pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+            started = pthread_create(&thread, &attr, client_free_thread, client) == 0;
+            pthread_attr_destroy(&attr);
+        }
+        if (started)
+            return;
+    }
+    client_free(client);
 }
 
 PJRT_Client *pjdl_client_pjrt(const pjdl_client *client) {

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "platform.h"
 
 size_t pjdl_client_device_count(const pjdl_client *client) {
     return client ? client->num_devices : 0;
@@ -77,14 +78,33 @@ pjdl_memory *pjdl_client_lookup_memory(const pjdl_client *client, const PJRT_Mem
     return NULL;
 }
 
+/* The DLPack device type of `memory` (NULL: the platform's default) on the
+ * device's platform. Exports and imports ask this every time, so the answer
+ * is cached in the memory and only recomputed after a registration changed
+ * the registry (which keeps the registry's lock off the hot paths). */
+static pjdl_code memory_dl_type(const pjdl_device *device, pjdl_memory *memory, DLDeviceType *out) {
+    const char *platform = device->client->platform_name;
+    if (memory == NULL)
+        return pjdl_platform_dl_type(platform, NULL, out);
+    uint64_t tag = ((uint64_t)pjdl_platform_generation() + 1) << 32;
+    uint64_t cached = atomic_load_explicit(&memory->dl_type_cache, memory_order_relaxed);
+    if ((cached & ~(uint64_t)UINT32_MAX) == tag) {
+        *out = (DLDeviceType)(uint32_t)cached;
+        return PJDL_OK;
+    }
+    pjdl_code code = pjdl_platform_dl_type(platform, memory->kind, out);
+    if (code == PJDL_OK)
+        atomic_store_explicit(&memory->dl_type_cache, tag | (uint32_t)*out, memory_order_relaxed);
+    return code;
+}
+
 pjdl_code pjdl_device_dl(const pjdl_device *device, const pjdl_memory *memory, DLDevice *out) {
     if (device == NULL || out == NULL)
         return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_device_dl: device and out must not be NULL");
     if (memory == NULL)
         memory = device->default_memory;
     DLDeviceType type;
-    pjdl_code code =
-        pjdl_platform_dl_type(device->client->platform_name, memory ? memory->kind : NULL, &type);
+    pjdl_code code = memory_dl_type(device, (pjdl_memory *)memory, &type);
     if (code != PJDL_OK)
         return code;
     out->device_type = type;

@@ -146,7 +146,9 @@ static void then_on_ready(PJRT_Error *error, void *arg) {
     then_ctx *ctx = arg;
     char message[256];
     pjdl_code code = error ? pjdl_error_read(ctx->api, error, message, sizeof message) : PJDL_OK;
+    pjdl_callback_enter();
     ctx->fn(ctx->arg, code);
+    pjdl_callback_leave();
     free(ctx);
 }
 

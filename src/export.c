@@ -56,6 +56,8 @@ static void delete_legacy(DLManagedTensor *self) {
 static pjdl_code pin(pjdl_buffer *b) {
     const pjdl_plugin *p = b->client->plugin;
     pjdl_code code = PJDL_NEED(p, PJRT_Buffer_IncreaseExternalReferenceCount);
+    if (code == PJDL_OK) /* else the pin could never be released */
+        code = PJDL_NEED(p, PJRT_Buffer_DecreaseExternalReferenceCount);
     if (code != PJDL_OK)
         return code;
     PJRT_Buffer_IncreaseExternalReferenceCount_Args args = {
@@ -114,10 +116,10 @@ static pjdl_code export_copy(pjdl_buffer *b, export_ctx *ctx, export_plan *plan)
     pjdl_code code = pjdl_buffer_read_host(b, ctx->host_data);
     if (code != PJDL_OK)
         return code;
-    int64_t stride = 1;
+    uint64_t stride = 1; /* unsigned: may wrap for an empty buffer only */
     for (size_t i = b->ndim; i-- > 0;) {
-        ctx->dims[b->ndim + i] = stride;
-        stride *= b->dims[i];
+        ctx->dims[b->ndim + i] = (int64_t)stride;
+        stride *= (uint64_t)b->dims[i];
     }
     plan->tensor.data = ctx->host_data;
     plan->tensor.device = (DLDevice){kDLCPU, 0};

@@ -94,7 +94,7 @@ static bool plugin_refused(pjdl_code code) {
 /* A view when possible, else a copy when allowed; job->owner is set on
  * success and still pending. */
 static pjdl_code import_pjrt(import_job *job, DLManagedTensorVersioned *v, DLManagedTensor *l,
-                             PJRT_Buffer **out) {
+                             PJRT_Buffer **out, bool *viewed) {
     pjdl_code code;
     char plugin_why[512];
     const char *why = view_obstacle(job, &code);
@@ -102,6 +102,7 @@ static pjdl_code import_pjrt(import_job *job, DLManagedTensorVersioned *v, DLMan
         if ((code = pjdl_import_owner_new(v, l, &job->owner)) != PJDL_OK)
             return code;
         code = pjdl_import_view(job, out);
+        *viewed = code == PJDL_OK;
         if (code == PJDL_OK)
             return PJDL_OK;
         pjdl_import_owner_finish(job->owner, false);
@@ -148,11 +149,18 @@ static pjdl_code import_any(pjdl_client *const *clients, size_t n, const DLTenso
     if (code == PJDL_OK)
         code = find_target(&job, clients, n);
     PJRT_Buffer *pjrt = NULL;
+    bool viewed = false;
     if (code == PJDL_OK)
-        code = import_pjrt(&job, v, l, &pjrt);
+        code = import_pjrt(&job, v, l, &pjrt, &viewed);
     if (code != PJDL_OK)
         return code;
-    code = pjdl_buffer_adopt(job.client, pjrt, out);
+    /* A view has the metadata the library gave it: no need to ask. */
+    if (viewed)
+        code = pjdl_buffer_adopt_view(job.client, pjrt, job.type, job.tensor->shape,
+                                      (size_t)job.tensor->ndim, job.layout.minor_to_major,
+                                      job.device, job.memory, out);
+    else
+        code = pjdl_buffer_adopt(job.client, pjrt, out);
     if (code == PJDL_OK) {
         pjdl_import_owner_finish(job.owner, true);
         return PJDL_OK;

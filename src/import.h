@@ -36,6 +36,14 @@ typedef struct import_job {
     import_owner *owner;
 } import_job;
 
+/* The address of the tensor's first element. An empty tensor's data may be
+ * NULL and its byte_offset anything (nothing is read): its data as is. */
+static inline void *pjdl_import_data(const import_job *job) {
+    if (job->layout.num_elements == 0)
+        return job->tensor->data;
+    return (char *)job->tensor->data + job->tensor->byte_offset;
+}
+
 pjdl_code pjdl_import_owner_new(DLManagedTensorVersioned *v, DLManagedTensor *l,
                                 import_owner **out);
 /* Marks the outcome and drops the import call's reference; on success calls

@@ -59,8 +59,7 @@ static pjdl_code copy_from(import_job *job, const void *src, const int64_t *byte
 /* The source is read in place; the owner is released when that is over. */
 static pjdl_code copy_direct(import_job *job, PJRT_Buffer **out) {
     const pjdl_plugin *p = job->client->plugin;
-    const DLTensor *t = job->tensor;
-    const void *src = (const char *)t->data + t->byte_offset;
+    const void *src = pjdl_import_data(job);
     const int64_t *strides =
         job->layout.kind == PJDL_LAYOUT_ROW_MAJOR ? NULL : job->layout.byte_strides;
     PJRT_Event *done = NULL;
@@ -90,13 +89,12 @@ static pjdl_code copy_direct(import_job *job, PJRT_Buffer **out) {
 /* Packs the tensor compactly first; the source is free once packed. */
 static pjdl_code copy_staged(import_job *job, PJRT_Buffer **out) {
     const pjdl_plugin *p = job->client->plugin;
-    const DLTensor *t = job->tensor;
     void *staging = pjdl_aligned_alloc(job->layout.nbytes);
     if (staging == NULL)
         return pjdl_fail(PJDL_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte staging copy",
                          job->layout.nbytes);
     if (job->layout.nbytes > 0)
-        pjdl_strided_copy(staging, (const char *)t->data + t->byte_offset, &job->layout);
+        pjdl_strided_copy(staging, pjdl_import_data(job), &job->layout);
     PJRT_Event *done = NULL;
     pjdl_code code = copy_from(job, staging, NULL,
                                PJRT_HostBufferSemantics_kImmutableOnlyDuringCall, out, &done);

@@ -3,12 +3,16 @@
 
 static void on_view_deleted(void *device_buffer_ptr, void *user_arg) {
     (void)device_buffer_ptr;
+    pjdl_callback_enter();
     pjdl_import_owner_release(user_arg);
+    pjdl_callback_leave();
 }
 
 pjdl_code pjdl_import_view(import_job *job, PJRT_Buffer **out) {
     const pjdl_plugin *p = job->client->plugin;
     pjdl_code code = PJDL_NEED(p, PJRT_Client_CreateViewOfDeviceBuffer);
+    if (code == PJDL_OK) /* else the view could never be freed */
+        code = PJDL_NEED(p, PJRT_Buffer_Destroy);
     if (code != PJDL_OK)
         return code;
     const DLTensor *t = job->tensor;
@@ -20,7 +24,7 @@ pjdl_code pjdl_import_view(import_job *job, PJRT_Buffer **out) {
     PJRT_Client_CreateViewOfDeviceBuffer_Args a = {
         .struct_size = PJRT_Client_CreateViewOfDeviceBuffer_Args_STRUCT_SIZE,
         .client = job->client->client,
-        .device_buffer_ptr = (char *)t->data + t->byte_offset,
+        .device_buffer_ptr = pjdl_import_data(job),
         .dims = t->shape,
         .num_dims = (size_t)t->ndim,
         .element_type = job->type,

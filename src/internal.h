@@ -68,6 +68,19 @@ pjdl_code pjdl_event_then(const pjdl_plugin *plugin, PJRT_Event *event, pjdl_eve
 pjdl_code pjdl_alloc(size_t size, const char *what, void *out);
 /* strndup that reports RESOURCE_EXHAUSTED. */
 pjdl_code pjdl_strdup(const char *s, size_t len, char **out);
+/* malloc / realloc (size 0 is 1): NULL when out of memory, no message. */
+void *pjdl_malloc(size_t size);
+void *pjdl_realloc(void *p, size_t size);
+
+/* Test-only allocation-failure injection, not part of the public API (the
+ * symbol is hidden in the shared library; tests link the static one). Every
+ * allocation of the library goes through pjdl_alloc, pjdl_strdup,
+ * pjdl_malloc, pjdl_realloc or pjdl_aligned_alloc; after this call the
+ * `nth` of them (1-based, counted process-wide) fails once as if the host
+ * were out of memory; 0 disables it. Returns how many allocations happened
+ * since the previous call, so a test can walk nth over every allocation of a
+ * scenario. */
+long pjdl_test_fail_alloc_after(long nth);
 
 /* ------------------------------------------------------------------ client */
 
@@ -76,6 +89,9 @@ struct pjdl_memory {
     PJRT_Memory *memory;
     int id;
     char *kind;
+    /* The memory's DLPack device type, cached by pjdl_device_dl:
+     * (registry generation + 1) << 32 | type; 0 until computed. */
+    _Atomic uint64_t dl_type_cache;
 };
 
 struct pjdl_device {
@@ -114,6 +130,12 @@ static inline const PJRT_Api *pjdl_client_api(const pjdl_client *client) {
 pjdl_code pjdl_client_read_topology(pjdl_client *client);
 void pjdl_client_free_topology(pjdl_client *client);
 
+/* Bracket the library's code run from a plugin's callback (possibly on a
+ * plugin thread): a client whose last reference goes there is destroyed on a
+ * thread of the library's own (client.c). */
+void pjdl_callback_enter(void);
+void pjdl_callback_leave(void);
+
 /* The pjdl_device / pjdl_memory for a PJRT handle of this client, or NULL. */
 pjdl_device *pjdl_client_lookup_device(const pjdl_client *client, const PJRT_Device *device);
 pjdl_memory *pjdl_client_lookup_memory(const pjdl_client *client, const PJRT_Memory *memory);
@@ -146,6 +168,14 @@ struct pjdl_buffer {
 
 /* Wraps `pjrt` (which becomes owned on success only) reading its metadata. */
 pjdl_code pjdl_buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer **out);
+
+/* The same for a view the library just created (an import) with exactly this
+ * metadata: element type, dims, the dense layout as PJRT minor_to_major (a
+ * permutation of 0..ndim-1), device and memory (NULL: the device's
+ * default). Nothing is read back from the plugin. */
+pjdl_code pjdl_buffer_adopt_view(pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_Type type,
+                                 const int64_t *dims, size_t ndim, const int64_t *minor_to_major,
+                                 pjdl_device *device, pjdl_memory *memory, pjdl_buffer **out);
 
 /* FAILED_PRECONDITION when the buffer was deleted or transferred. Call with
  * buffer->mu held. */

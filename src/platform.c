@@ -2,11 +2,13 @@
 #include "platform.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "error.h"
+#include "internal.h"
 
 typedef struct {
     const char *name;
@@ -26,6 +28,10 @@ static const platform_entry builtin_platforms[] = {
 /* Registered platforms, newest registration of a name wins (a replacement
  * overwrites the entry in place). Names are owned copies. */
 static pthread_rwlock_t registry_lock = PTHREAD_RWLOCK_INITIALIZER;
+/* See pjdl_platform_generation. Read on every export and import: a cache
+ * line of its own, so that writes to neighbouring globals do not slow the
+ * reads down across threads. */
+static _Alignas(64) atomic_uint registry_generation;
 static platform_entry *registered;
 static size_t num_registered, cap_registered;
 
@@ -162,8 +168,8 @@ pjdl_code pjdl_register_platform(const char *platform_name, DLDeviceType device_
                          (int)host_memory_type);
 
     /* Allocate outside the lock; most registrations are new names. */
-    char *copy = strdup(platform_name);
-    if (copy == NULL)
+    char *copy = NULL;
+    if (pjdl_strdup(platform_name, strlen(platform_name), &copy) != PJDL_OK)
         return pjdl_fail(PJDL_RESOURCE_EXHAUSTED, "pjdl_register_platform: out of memory");
 
     pjdl_code code = PJDL_OK;
@@ -175,7 +181,7 @@ pjdl_code pjdl_register_platform(const char *platform_name, DLDeviceType device_
     } else {
         if (num_registered == cap_registered) {
             size_t cap = cap_registered ? cap_registered * 2 : 8;
-            platform_entry *grown = realloc(registered, cap * sizeof *grown);
+            platform_entry *grown = pjdl_realloc(registered, cap * sizeof *grown);
             if (grown == NULL) {
                 code = pjdl_fail(PJDL_RESOURCE_EXHAUSTED, "pjdl_register_platform: out of memory");
                 goto unlock;
@@ -187,9 +193,15 @@ pjdl_code pjdl_register_platform(const char *platform_name, DLDeviceType device_
         copy = NULL;
     }
 unlock:
+    if (code == PJDL_OK)
+        atomic_fetch_add(&registry_generation, 1);
     pthread_rwlock_unlock(&registry_lock);
     free(copy);
     return code;
+}
+
+unsigned pjdl_platform_generation(void) {
+    return atomic_load(&registry_generation);
 }
 
 pjdl_code pjdl_platform_dl_type(const char *platform_name, const char *memory_kind,

@@ -51,20 +51,25 @@ static pjdl_code read_description(pjdl_device *d) {
         pjdl_take_error_ctx(api, api->PJRT_Device_GetDescription(&g), "PJRT_Device_GetDescription");
     if (code != PJDL_OK)
         return code;
+    if (g.device_description == NULL)
+        return pjdl_fail(PJDL_INTERNAL,
+                         "PJRT_Device_GetDescription succeeded but returned no description");
     const char *kind = "", *debug = "";
     size_t kind_len = 0, debug_len = 0;
     if (PJDL_HAS(p, PJRT_DeviceDescription_Id)) {
         PJRT_DeviceDescription_Id_Args a = {.struct_size =
                                                 PJRT_DeviceDescription_Id_Args_STRUCT_SIZE,
                                             .device_description = g.device_description};
-        code = pjdl_take_error(api, api->PJRT_DeviceDescription_Id(&a));
+        code = pjdl_take_error_ctx(api, api->PJRT_DeviceDescription_Id(&a),
+                                   "PJRT_DeviceDescription_Id");
         d->id = a.id;
     }
     if (code == PJDL_OK && PJDL_HAS(p, PJRT_DeviceDescription_Kind)) {
         PJRT_DeviceDescription_Kind_Args a = {.struct_size =
                                                   PJRT_DeviceDescription_Kind_Args_STRUCT_SIZE,
                                               .device_description = g.device_description};
-        code = pjdl_take_error(api, api->PJRT_DeviceDescription_Kind(&a));
+        code = pjdl_take_error_ctx(api, api->PJRT_DeviceDescription_Kind(&a),
+                                   "PJRT_DeviceDescription_Kind");
         if (a.device_kind) {
             kind = a.device_kind;
             kind_len = a.device_kind_size;
@@ -74,7 +79,8 @@ static pjdl_code read_description(pjdl_device *d) {
         PJRT_DeviceDescription_DebugString_Args a = {
             .struct_size = PJRT_DeviceDescription_DebugString_Args_STRUCT_SIZE,
             .device_description = g.device_description};
-        code = pjdl_take_error(api, api->PJRT_DeviceDescription_DebugString(&a));
+        code = pjdl_take_error_ctx(api, api->PJRT_DeviceDescription_DebugString(&a),
+                                   "PJRT_DeviceDescription_DebugString");
         if (a.debug_string) {
             debug = a.debug_string;
             debug_len = a.debug_string_size;

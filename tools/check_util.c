@@ -136,6 +136,7 @@ static pjdl_code read_isolated(const char *src, const int64_t *shape, int ndim,
                 _exit(4);
             off += (size_t)w;
         }
+        free(tmp);
         _exit(0);
     }
     close(fds[1]);

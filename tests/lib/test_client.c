@@ -113,11 +113,46 @@ static void wrap_foreign(void **state) {
     pjdl_plugin_release(plugin);
 }
 
+/* Registering a platform again is seen by buffers that already exist: their
+ * DLDevice and the next export follow the registry (it is cached per memory,
+ * so the cache must notice). */
+static void reregister_platform(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *client = lib_client(plugin, "xpu");
+    pjdl_plugin_release(plugin);
+    float data[4] = {1, 2, 3, 4};
+    int64_t dims[1] = {4};
+    pjdl_buffer *buf = NULL;
+    LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 1, NULL, NULL, &buf));
+    DLDevice dl;
+    DLManagedTensorVersioned *t = NULL;
+    LIB_OK(pjdl_buffer_dl_device(buf, &dl));
+    assert_int_equal(dl.device_type, kDLOneAPI);
+    LIB_OK(pjdl_buffer_export(buf, NULL, &t));
+    assert_int_equal(t->dl_tensor.device.device_type, kDLOneAPI);
+    t->deleter(t);
+
+    LIB_OK(pjdl_register_platform("xpu", kDLExtDev, kDLCPU));
+    LIB_OK(pjdl_buffer_dl_device(buf, &dl));
+    assert_int_equal(dl.device_type, kDLExtDev);
+    LIB_OK(pjdl_buffer_export(buf, NULL, &t));
+    assert_int_equal(t->dl_tensor.device.device_type, kDLExtDev);
+    t->deleter(t);
+
+    LIB_OK(pjdl_register_platform("xpu", kDLOneAPI, kDLCPU));
+    LIB_OK(pjdl_buffer_dl_device(buf, &dl));
+    assert_int_equal(dl.device_type, kDLOneAPI);
+    pjdl_buffer_release(buf);
+    pjdl_client_release(client);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cpu_client),
         cmocka_unit_test(bad_options),
         cmocka_unit_test(wrap_foreign),
+        cmocka_unit_test(reregister_platform),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

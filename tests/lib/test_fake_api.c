@@ -48,6 +48,18 @@ static PJRT_Error *client_create_fails(PJRT_Client_Create_Args *args) {
     return make_error(PJRT_Error_Code_RESOURCE_EXHAUSTED, "the fake device is full");
 }
 
+/* Present so that the library agrees to create clients and events; never
+ * reached, since client creation fails. */
+static PJRT_Error *client_destroy(PJRT_Client_Destroy_Args *args) {
+    (void)args;
+    return NULL;
+}
+
+static PJRT_Error *event_destroy(PJRT_Event_Destroy_Args *args) {
+    (void)args;
+    return NULL;
+}
+
 static PJRT_Api base_api(void) {
     PJRT_Api api;
     memset(&api, 0, sizeof api);
@@ -59,6 +71,8 @@ static PJRT_Api base_api(void) {
     api.PJRT_Error_Message = error_message;
     api.PJRT_Error_GetCode = error_code;
     api.PJRT_Client_Create = client_create_fails;
+    api.PJRT_Client_Destroy = client_destroy;
+    api.PJRT_Event_Destroy = event_destroy;
     return api;
 }
 
