@@ -31,26 +31,8 @@ sanitized build-asan address,undefined -DPJDL_FUZZ=ON
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE "python|valgrind"
 
-# Each libFuzzer target for a bounded time, starting from its checked-in seed
-# corpus (copied, so that new inputs stay out of the source tree).
-fuzz_seconds=${PJDL_FUZZ_SECONDS:-20}
-for target in build-asan/fuzz/fuzz_*; do
-    [[ -x "$target" ]] || continue
-    name=$(basename "$target")
-    corpus=$(mktemp -d)
-    cp -r "fuzz/corpus/${name#fuzz_}/." "$corpus/"
-    echo "== fuzz: $name for ${fuzz_seconds}s"
-    status=0
-    "$target" -max_total_time="$fuzz_seconds" -print_final_stats=1 "$corpus" \
-        >"$corpus.log" 2>&1 || status=$?
-    grep -E "^stat::(number_of_executed_units|new_units_added)" "$corpus.log" || true
-    if [[ $status -ne 0 ]]; then
-        tail -n 60 "$corpus.log"
-        echo "fuzz: $name found a failure (exit $status)"
-        exit 1
-    fi
-    rm -rf "$corpus" "$corpus.log"
-done
+# Each libFuzzer target for a bounded time, from its checked-in seed corpus.
+bash fuzz/run.sh build-asan/fuzz "${PJDL_FUZZ_SECONDS:-20}"
 
 echo "== tests: ThreadSanitizer (build-tsan)"
 sanitized build-tsan thread

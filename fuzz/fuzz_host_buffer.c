@@ -1,0 +1,336 @@
+/* libFuzzer target: the reference plugin's PJRT_Client_BufferFromHostBuffer
+ * with fuzzed dims, element type, host byte strides, device layout and host
+ * buffer semantics, through the raw C API (the plugin's sources are linked
+ * into this target, so their coverage guides the fuzzer).
+ *
+ * Input format (missing bytes read as 0):
+ *   control (1): bit 0 platform xpu (else cpu), bits 1-2 host_buffer_semantics
+ *       (3 = an unknown value 7), bits 3-4 device_layout: none, tiled
+ *       (minor_to_major + tiles), strides, or a too-small struct_size;
+ *       bit 5 host byte strides given, bit 6 a wrong num_byte_strides,
+ *       bit 7 NULL dims;
+ *   type (1): PJRT_Buffer_Type = value % 40 (invalid and sub-byte included);
+ *   ndim selector (1): < 0xF8 value % 6, else 8, 63, 64, 65, 200, ...;
+ *   dims: ndim entries (fz_dim);
+ *   host byte strides: ndim entries, each 1 byte: < 0xE0 (value - 0x70)
+ *       elements, < 0xF0 (value - 0xE8) bytes, else an escape;
+ *   layout: tiled: ndim minor_to_major bytes, then a tile count byte; strides:
+ *       ndim entries as for host strides.
+ *
+ * The harness decides independently which metadata must be rejected
+ * (unknown or sub-byte type, negative dimension, element count or byte size
+ * overflowing, a host stride span that overflows, a wrong stride count):
+ * those calls get a tiny dummy source and must fail with INVALID_ARGUMENT or
+ * UNIMPLEMENTED. Metadata it considers valid and small gets a real source
+ * buffer covering exactly the strided span; an accepted buffer is read back
+ * compact row-major and compared with a naive strided walk. Valid but large
+ * arrays are skipped (nothing would bound the plugin's allocation). */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_reader.h"
+#include "pjrt_dlpack/pjrt_abi.h"
+
+#define MAX_SPAN ((int64_t)1 << 18)
+#define MAX_STORED 200
+
+const PJRT_Api *GetPjrtApi(void);
+
+static const PJRT_Api *api;
+static PJRT_Client *clients[2];
+static PJRT_Device *devices[2];
+
+static void die(const char *what, PJRT_Error *err) {
+    const char *msg = "";
+    if (err != NULL) {
+        PJRT_Error_Message_Args m = {.struct_size = PJRT_Error_Message_Args_STRUCT_SIZE,
+                                     .error = err};
+        api->PJRT_Error_Message(&m);
+        msg = m.message;
+    }
+    fprintf(stderr, "fuzz_host_buffer: %s %s\n", what, msg);
+    abort();
+}
+
+static PJRT_Error_Code code_of(PJRT_Error *err) {
+    PJRT_Error_GetCode_Args a = {.struct_size = PJRT_Error_GetCode_Args_STRUCT_SIZE, .error = err};
+    if (api->PJRT_Error_GetCode(&a) != NULL)
+        die("PJRT_Error_GetCode failed", NULL);
+    return a.code;
+}
+
+static void free_error(PJRT_Error *err) {
+    PJRT_Error_Destroy_Args a = {.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE, .error = err};
+    api->PJRT_Error_Destroy(&a);
+}
+
+static void check(PJRT_Error *err, const char *what) {
+    if (err != NULL)
+        die(what, err);
+}
+
+static void await_and_destroy(PJRT_Event *e, const char *what) {
+    if (e == NULL)
+        return;
+    PJRT_Event_Await_Args a = {.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE, .event = e};
+    check(api->PJRT_Event_Await(&a), what);
+    PJRT_Event_Destroy_Args d = {.struct_size = PJRT_Event_Destroy_Args_STRUCT_SIZE, .event = e};
+    check(api->PJRT_Event_Destroy(&d), "PJRT_Event_Destroy");
+}
+
+static void setup(void) {
+    api = GetPjrtApi();
+    PJRT_Plugin_Initialize_Args init = {.struct_size = PJRT_Plugin_Initialize_Args_STRUCT_SIZE};
+    check(api->PJRT_Plugin_Initialize(&init), "PJRT_Plugin_Initialize");
+    static const char *const platforms[2] = {"cpu", "xpu"};
+    for (int i = 0; i < 2; i++) {
+        PJRT_NamedValue o = {.struct_size = PJRT_NamedValue_STRUCT_SIZE,
+                             .name = "platform",
+                             .name_size = 8,
+                             .type = PJRT_NamedValue_kString,
+                             .string_value = platforms[i],
+                             .value_size = 3};
+        PJRT_Client_Create_Args c = {.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE,
+                                     .create_options = &o,
+                                     .num_options = 1};
+        check(api->PJRT_Client_Create(&c), "PJRT_Client_Create");
+        clients[i] = c.client;
+        PJRT_Client_AddressableDevices_Args d = {
+            .struct_size = PJRT_Client_AddressableDevices_Args_STRUCT_SIZE, .client = c.client};
+        check(api->PJRT_Client_AddressableDevices(&d), "PJRT_Client_AddressableDevices");
+        if (d.num_addressable_devices == 0)
+            die("no devices", NULL);
+        devices[i] = d.addressable_devices[0];
+    }
+}
+
+/* Element size of a byte-sized type, 0 for anything the plugin must refuse. */
+static size_t elem_size(PJRT_Buffer_Type t) {
+    switch (t) {
+    case PJRT_Buffer_Type_PRED:
+    case PJRT_Buffer_Type_S8:
+    case PJRT_Buffer_Type_U8:
+    case PJRT_Buffer_Type_F8E5M2:
+    case PJRT_Buffer_Type_F8E4M3FN:
+    case PJRT_Buffer_Type_F8E4M3B11FNUZ:
+    case PJRT_Buffer_Type_F8E5M2FNUZ:
+    case PJRT_Buffer_Type_F8E4M3FNUZ:
+    case PJRT_Buffer_Type_F8E4M3:
+    case PJRT_Buffer_Type_F8E3M4:
+    case PJRT_Buffer_Type_F8E8M0FNU:
+        return 1;
+    case PJRT_Buffer_Type_S16:
+    case PJRT_Buffer_Type_U16:
+    case PJRT_Buffer_Type_F16:
+    case PJRT_Buffer_Type_BF16:
+        return 2;
+    case PJRT_Buffer_Type_S32:
+    case PJRT_Buffer_Type_U32:
+    case PJRT_Buffer_Type_F32:
+        return 4;
+    case PJRT_Buffer_Type_S64:
+    case PJRT_Buffer_Type_U64:
+    case PJRT_Buffer_Type_F64:
+    case PJRT_Buffer_Type_C64:
+        return 8;
+    case PJRT_Buffer_Type_C128:
+        return 16;
+    default:
+        return 0;
+    }
+}
+
+static int64_t host_stride(fz_reader *r, size_t es) {
+    uint8_t b = fz_u8(r);
+    if (b < 0xE0)
+        return ((int64_t)b - 0x70) * (int64_t)es;
+    return b < 0xF0 ? (int64_t)b - 0xE8 : fz_escape(r, b);
+}
+
+/* The span [lo, hi) of the strided source; false when it overflows. */
+static bool span_of(const int64_t *dims, size_t n, const int64_t *strides, size_t es, int64_t *lo,
+                    int64_t *hi) {
+    *lo = 0;
+    *hi = (int64_t)es;
+    for (size_t i = 0; i < n; i++) {
+        if (dims[i] == 0) {
+            *lo = *hi = 0;
+            return true;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        int64_t ext;
+        if (__builtin_mul_overflow(dims[i] - 1, strides[i], &ext))
+            return false;
+        if (__builtin_add_overflow(ext < 0 ? *lo : *hi, ext, ext < 0 ? lo : hi))
+            return false;
+    }
+    return true;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    static const size_t odd_ndims[8] = {8, 63, 64, 65, 200, 0, 1, 3};
+    if (api == NULL)
+        setup();
+    fz_reader r = {data, size};
+    uint8_t ctl = fz_u8(&r);
+    int plat = ctl & 1;
+    static const PJRT_HostBufferSemantics sems[4] = {
+        PJRT_HostBufferSemantics_kImmutableOnlyDuringCall,
+        PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes,
+        PJRT_HostBufferSemantics_kImmutableZeroCopy, (PJRT_HostBufferSemantics)7};
+    PJRT_HostBufferSemantics sem = sems[(ctl >> 1) & 3];
+    int layout_kind = (ctl >> 3) & 3;
+    bool has_strides = (ctl & 0x20) != 0, wrong_count = (ctl & 0x40) != 0;
+    bool null_dims = (ctl & 0x80) != 0;
+    PJRT_Buffer_Type type = (PJRT_Buffer_Type)(fz_u8(&r) % 40);
+    uint8_t sel = fz_u8(&r);
+    size_t ndim = sel < 0xF8 ? sel % 6 : odd_ndims[sel - 0xF8];
+    size_t es = elem_size(type);
+
+    int64_t dims[MAX_STORED], strides[MAX_STORED], lstrides[MAX_STORED], m2m[MAX_STORED];
+    for (size_t i = 0; i < ndim; i++)
+        dims[i] = fz_dim(&r);
+    for (size_t i = 0; i < ndim; i++)
+        strides[i] = host_stride(&r, es ? es : 1);
+
+    /* What must be rejected, decided without the plugin. */
+    bool reject = es == 0 || ndim > 64 || (null_dims && ndim > 0) || (int)sem == 7 ||
+                  (has_strides && wrong_count);
+    uint64_t elements = 1;
+    bool empty = false;
+    for (size_t i = 0; i < ndim && !reject; i++) {
+        if (dims[i] < 0)
+            reject = true;
+        else if (dims[i] == 0)
+            empty = true;
+    }
+    for (size_t i = 0; i < ndim && !reject && !empty; i++)
+        if (fz_mul(&elements, (uint64_t)dims[i]))
+            reject = true;
+    uint64_t nbytes = empty ? 0 : elements;
+    if (!reject && (fz_mul(&nbytes, es) || nbytes > (uint64_t)INT64_MAX))
+        reject = true;
+    if (!reject && !has_strides) {
+        uint64_t s = es; /* wraps only for empty arrays, whose strides are unused */
+        for (size_t i = ndim; i-- > 0;) {
+            strides[i] = (int64_t)s;
+            s *= dims[i] > 0 ? (uint64_t)dims[i] : 1;
+        }
+    }
+    int64_t lo = 0, hi = 0;
+    if (!reject && !span_of(dims, ndim, strides, es, &lo, &hi))
+        reject = true;
+    int64_t width;
+    if (!reject &&
+        (__builtin_sub_overflow(hi, lo, &width) || width > MAX_SPAN || nbytes > (uint64_t)MAX_SPAN))
+        return 0; /* valid but too large to back with memory */
+
+    PJRT_Buffer_MemoryLayout layout;
+    memset(&layout, 0, sizeof layout);
+    layout.struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE;
+    if (layout_kind == 1) {
+        layout.type = PJRT_Buffer_MemoryLayout_Type_Tiled;
+        layout.tiled.struct_size = PJRT_Buffer_MemoryLayout_Tiled_STRUCT_SIZE;
+        for (size_t i = 0; i < ndim && i < MAX_STORED; i++)
+            m2m[i] = fz_u8(&r) % (ndim + 1);
+        layout.tiled.minor_to_major = m2m;
+        layout.tiled.minor_to_major_size = ndim;
+        layout.tiled.num_tiles = fz_u8(&r) % 3 == 2 ? 1 : 0;
+        static const int64_t tile_dims[2] = {8, 128};
+        static const size_t tile_dim_sizes[1] = {2};
+        layout.tiled.tile_dims = tile_dims;
+        layout.tiled.tile_dim_sizes = tile_dim_sizes;
+    } else if (layout_kind == 2) {
+        layout.type = PJRT_Buffer_MemoryLayout_Type_Strides;
+        layout.strides.struct_size = PJRT_Buffer_MemoryLayout_Strides_STRUCT_SIZE;
+        for (size_t i = 0; i < ndim; i++)
+            lstrides[i] = host_stride(&r, es ? es : 1);
+        layout.strides.byte_strides = lstrides;
+        layout.strides.num_byte_strides = ndim;
+    } else if (layout_kind == 3) {
+        layout.struct_size = 4;
+    }
+
+    static _Alignas(64) unsigned char dummy[64];
+    unsigned char *src = NULL;
+    const void *host = dummy;
+    if (!reject && hi > lo) {
+        src = malloc((size_t)(hi - lo));
+        if (src == NULL)
+            abort();
+        for (int64_t i = 0; i < hi - lo; i++)
+            src[i] = (unsigned char)(i * 13 + 5);
+        host = src - lo;
+    }
+
+    PJRT_Client_BufferFromHostBuffer_Args a = {
+        .struct_size = PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE,
+        .client = clients[plat],
+        .data = host,
+        .type = type,
+        .dims = null_dims ? NULL : dims,
+        .num_dims = ndim,
+        .byte_strides = has_strides ? strides : NULL,
+        .num_byte_strides = has_strides ? (wrong_count ? ndim + 1 : ndim) : 0,
+        .host_buffer_semantics = sem,
+        .device = devices[plat],
+        .device_layout = layout_kind ? &layout : NULL};
+    PJRT_Error *err = api->PJRT_Client_BufferFromHostBuffer(&a);
+    if (err != NULL) {
+        PJRT_Error_Code code = code_of(err);
+        if (code != PJRT_Error_Code_INVALID_ARGUMENT && code != PJRT_Error_Code_UNIMPLEMENTED)
+            die("unexpected error code", err);
+        free_error(err);
+        free(src);
+        return 0;
+    }
+    if (reject)
+        die("accepted metadata that must be rejected", NULL);
+
+    /* Read back compact row-major and compare with a naive walk. */
+    unsigned char *out = malloc(nbytes ? nbytes : 1);
+    if (out == NULL)
+        abort();
+    int64_t row_major[64];
+    uint64_t s = es; /* unsigned: an empty array's other dims may be huge */
+    for (size_t i = ndim; i-- > 0;) {
+        row_major[i] = (int64_t)s;
+        s *= dims[i] > 0 ? (uint64_t)dims[i] : 1;
+    }
+    PJRT_Buffer_MemoryLayout host_layout = {.struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE,
+                                            .type = PJRT_Buffer_MemoryLayout_Type_Strides};
+    host_layout.strides.struct_size = PJRT_Buffer_MemoryLayout_Strides_STRUCT_SIZE;
+    host_layout.strides.byte_strides = row_major;
+    host_layout.strides.num_byte_strides = ndim;
+    PJRT_Buffer_ToHostBuffer_Args t = {.struct_size = PJRT_Buffer_ToHostBuffer_Args_STRUCT_SIZE,
+                                       .src = a.buffer,
+                                       .host_layout = &host_layout,
+                                       .dst = out,
+                                       .dst_size = nbytes};
+    check(api->PJRT_Buffer_ToHostBuffer(&t), "PJRT_Buffer_ToHostBuffer");
+    await_and_destroy(t.event, "the device-to-host copy");
+    /* Every element of small arrays, a spread of a few thousand otherwise. */
+    uint64_t step = elements / 4096 + 1;
+    for (uint64_t lin = 0; lin < elements && nbytes > 0; lin += step) {
+        uint64_t rest = lin;
+        int64_t off = -lo;
+        for (size_t i = ndim; i-- > 0;) {
+            off += (int64_t)(rest % (uint64_t)dims[i]) * strides[i];
+            rest /= (uint64_t)dims[i];
+        }
+        if (memcmp(out + lin * es, src + off, es) != 0)
+            die("read-back element differs from the source", NULL);
+    }
+    free(out);
+    PJRT_Buffer_Destroy_Args d = {.struct_size = PJRT_Buffer_Destroy_Args_STRUCT_SIZE,
+                                  .buffer = a.buffer};
+    check(api->PJRT_Buffer_Destroy(&d), "PJRT_Buffer_Destroy");
+    /* Zero-copy semantics may alias src until the storage is released:
+     * done_with_host_buffer says when the source may go. */
+    await_and_destroy(a.done_with_host_buffer, "done_with_host_buffer");
+    free(src);
+    return 0;
+}

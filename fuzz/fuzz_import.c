@@ -1,0 +1,283 @@
+/* libFuzzer target: DLPack import through the real library path,
+ * pjdl_import / pjdl_import_legacy on the reference plugin's cpu client,
+ * with tensor metadata built from the fuzzer's bytes. The library's and the
+ * plugin's sources are linked into this target (the plugin through
+ * pjdl_plugin_from_api), so both guide the fuzzer.
+ *
+ * Input format (missing bytes read as 0):
+ *   control (1): bit 0 legacy DLManagedTensor, bits 1-2 copy (IF_NEEDED,
+ *       NEVER, ALWAYS, an unknown value), bit 3 READ_ONLY, bit 4 IS_COPIED,
+ *       bit 5 IS_SUBBYTE_TYPE_PADDED, bit 6 a wrong DLPack major version,
+ *       bit 7 NULL shape;
+ *   device (1): < 0xE0 kDLCPU device 0; else device type = value - 0xE0
+ *       (0..31, kDLCPU with device id 1 for 1);
+ *   ndim selector (1): < 0xF8 value % 6, else -1, 64, 65, 127, INT32_MIN, 7,
+ *       100, 2;
+ *   dtype: code (1), bits (1), lanes (1: 0 -> 1, 1..3 as is, else value);
+ *   strides control (1): bit 0 NULL strides, bit 1 raw byte_offset (8 bytes
+ *       follow), else byte_offset = next byte % 64; bits 2-3: data NULL,
+ *       data misaligned by one byte;
+ *   shape: ndim entries (fz_dim); strides: ndim entries, 1 byte each:
+ *       < 0xF0 value - 0x70 elements, else an escape.
+ *
+ * The harness works out by itself what must be rejected (ndim out of range,
+ * NULL shape, a negative dimension, an element count that overflows, bits or
+ * lanes 0, a device the cpu client has not, another DLPack major version,
+ * padded sub-byte tensors) and gives those a tiny dummy buffer; otherwise it
+ * allocates exactly the bytes the strides reach and places the data so that
+ * the lowest byte touched is the allocation's first (AddressSanitizer then
+ * catches any read outside the tensor). On success the buffer's contents
+ * are read back and compared with a naive strided walk; after release the
+ * deleter must have run exactly once. On failure the deleter must not have
+ * run, the code must be INVALID_ARGUMENT, UNIMPLEMENTED or NOT_FOUND and the
+ * message not empty. Any violation aborts. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fuzz_reader.h"
+#include "pjrt_dlpack.h"
+
+#define MAX_SPAN ((int64_t)1 << 18)
+#define MAX_STORED 130
+
+const PJRT_Api *GetPjrtApi(void);
+
+static pjdl_client *client;
+static int deleted; /* deleter calls of the current input */
+
+static void fail(const char *what) {
+    fprintf(stderr, "fuzz_import: %s (last error: %s)\n", what, pjdl_last_error());
+    abort();
+}
+
+static void setup(void) {
+    pjdl_plugin *plugin = NULL;
+    if (pjdl_plugin_from_api(GetPjrtApi(), &plugin) != PJDL_OK)
+        fail("pjdl_plugin_from_api");
+    pjdl_option opt = {.name = "platform", .type = PJDL_OPTION_STRING};
+    opt.value.string_value = "cpu";
+    if (pjdl_client_create(plugin, &opt, 1, &client) != PJDL_OK)
+        fail("pjdl_client_create");
+    pjdl_plugin_release(plugin); /* the client keeps it */
+}
+
+static void deleter_v(DLManagedTensorVersioned *self) {
+    (void)self;
+    __atomic_fetch_add(&deleted, 1, __ATOMIC_SEQ_CST);
+}
+
+static void deleter_l(DLManagedTensor *self) {
+    (void)self;
+    __atomic_fetch_add(&deleted, 1, __ATOMIC_SEQ_CST);
+}
+
+static int64_t stride(fz_reader *r) {
+    uint8_t b = fz_u8(r);
+    return b < 0xF0 ? (int64_t)b - 0x70 : fz_escape(r, b);
+}
+
+/* The element size in bytes of a dtype the harness understands (0 if not). */
+static size_t elem_bytes(DLDataType d) {
+    unsigned bits = (unsigned)d.bits * d.lanes;
+    return bits == 0 || bits % 8 ? 0 : bits / 8;
+}
+
+/* The byte span [lo, hi) of the elements; false when it overflows. */
+static bool span_of(const int64_t *shape, int32_t n, const int64_t *byte_strides, size_t es,
+                    int64_t *lo, int64_t *hi) {
+    *lo = 0;
+    *hi = (int64_t)es;
+    for (int32_t i = 0; i < n; i++)
+        if (shape[i] == 0) {
+            *hi = 0;
+            return true;
+        }
+    for (int32_t i = 0; i < n; i++) {
+        int64_t ext;
+        if (__builtin_mul_overflow(shape[i] - 1, byte_strides[i], &ext))
+            return false;
+        if (__builtin_add_overflow(ext < 0 ? *lo : *hi, ext, ext < 0 ? lo : hi))
+            return false;
+    }
+    return true;
+}
+
+/* Reads the buffer back and compares it with the source, element by element. */
+static void compare(pjdl_buffer *buf, const unsigned char *base, const int64_t *shape, int32_t n,
+                    const int64_t *byte_strides, size_t es, uint64_t elements) {
+    uint64_t nbytes = elements * es;
+    if (pjdl_buffer_size_bytes(buf) != nbytes)
+        fail("the buffer's size differs from the tensor's");
+    if (pjdl_buffer_ndim(buf) != (size_t)n)
+        fail("the buffer's rank differs from the tensor's");
+    if (n > 0 && memcmp(pjdl_buffer_dims(buf), shape, (size_t)n * sizeof *shape) != 0)
+        fail("the buffer's dims differ from the tensor's shape");
+    unsigned char *out = malloc(nbytes ? nbytes : 1);
+    if (out == NULL)
+        abort();
+    if (pjdl_buffer_to_host(buf, out, nbytes) != PJDL_OK)
+        fail("pjdl_buffer_to_host on an imported buffer");
+    /* Every element of small tensors, a spread of a few thousand otherwise. */
+    uint64_t step = elements / 4096 + 1;
+    for (uint64_t lin = 0; lin < elements; lin += step) {
+        uint64_t rest = lin;
+        int64_t off = 0;
+        for (int32_t i = n - 1; i >= 0; i--) {
+            off += (int64_t)(rest % (uint64_t)shape[i]) * byte_strides[i];
+            rest /= (uint64_t)shape[i];
+        }
+        if (memcmp(out + lin * es, base + off, es) != 0)
+            fail("imported element differs from the source");
+    }
+    free(out);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    static const int32_t odd_ndims[8] = {-1, 64, 65, 127, INT32_MIN, 7, 100, 2};
+    if (client == NULL)
+        setup();
+    fz_reader r = {data, size};
+    uint8_t ctl = fz_u8(&r);
+    bool legacy = ctl & 1;
+    static const pjdl_copy copies[4] = {PJDL_COPY_IF_NEEDED, PJDL_COPY_NEVER, PJDL_COPY_ALWAYS,
+                                        (pjdl_copy)7};
+    pjdl_copy copy = copies[(ctl >> 1) & 3];
+    uint64_t flags = 0;
+    if (ctl & 0x08)
+        flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
+    if (ctl & 0x10)
+        flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
+    if (ctl & 0x20)
+        flags |= DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
+    bool bad_version = (ctl & 0x40) != 0, null_shape = (ctl & 0x80) != 0;
+    uint8_t dev = fz_u8(&r);
+    DLDevice device = {kDLCPU, 0};
+    if (dev >= 0xE0) {
+        device.device_type = (DLDeviceType)(dev - 0xE0);
+        device.device_id = dev == 0xE1 ? 1 : 0;
+    }
+    uint8_t sel = fz_u8(&r);
+    int32_t ndim = sel < 0xF8 ? sel % 6 : odd_ndims[sel - 0xF8];
+    DLDataType dtype;
+    dtype.code = fz_u8(&r);
+    dtype.bits = fz_u8(&r);
+    uint8_t lanes = fz_u8(&r);
+    dtype.lanes = lanes == 0 ? 1 : lanes;
+    uint8_t sctl = fz_u8(&r);
+    bool null_strides = sctl & 1;
+    uint64_t byte_offset = (sctl & 2) ? fz_u64(&r) : fz_u8(&r) % 64;
+    bool null_data = (sctl >> 2 & 3) == 1, misaligned = (sctl >> 2 & 3) == 2;
+
+    int64_t shape[MAX_STORED], strides[MAX_STORED], byte_strides[MAX_STORED];
+    int32_t stored = ndim < 0 ? 0 : ndim > MAX_STORED ? MAX_STORED : ndim;
+    for (int32_t i = 0; i < stored; i++)
+        shape[i] = fz_dim(&r);
+    for (int32_t i = 0; i < stored; i++)
+        strides[i] = stride(&r);
+
+    /* What must be rejected, decided without the library. */
+    bool reject = ndim < 0 || ndim > 64 || (null_shape && ndim > 0) || dtype.bits == 0 ||
+                  (flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED && !legacy) ||
+                  (bad_version && !legacy) || device.device_type != kDLCPU ||
+                  device.device_id != 0 || (int)copy == 7;
+    uint64_t elements = 1;
+    bool empty = false;
+    for (int32_t i = 0; i < ndim && !reject; i++) {
+        if (shape[i] < 0)
+            reject = true;
+        else if (shape[i] == 0)
+            empty = true;
+    }
+    for (int32_t i = 0; i < ndim && !reject && !empty; i++)
+        if (fz_mul(&elements, (uint64_t)shape[i]))
+            reject = true;
+    if (empty)
+        elements = 0;
+    size_t es = elem_bytes(dtype);
+    if (!reject && null_data && elements > 0)
+        reject = true; /* no memory behind a non-empty tensor */
+    uint64_t nbytes = elements;
+    int64_t lo = 0, hi = 0;
+    bool backed = false; /* real memory matching the metadata */
+    if (!reject && es != 0 && !fz_mul(&nbytes, es) && nbytes <= (uint64_t)MAX_SPAN &&
+        byte_offset <= (uint64_t)MAX_SPAN) {
+        bool ok = true;
+        for (int32_t i = 0; i < ndim; i++) {
+            int64_t s = 1;
+            if (elements == 0)
+                s = 0; /* unused */
+            else if (!null_strides)
+                s = strides[i];
+            else
+                for (int32_t k = i + 1; k < ndim; k++)
+                    s *= shape[k]; /* bounded: the element count fits */
+            if (__builtin_mul_overflow(s, (int64_t)es, &byte_strides[i]))
+                ok = false;
+        }
+        int64_t width;
+        backed = ok && span_of(shape, ndim, byte_strides, es, &lo, &hi) &&
+                 !__builtin_sub_overflow(hi, lo, &width) && width <= MAX_SPAN;
+    }
+    if (!reject && !backed && es != 0)
+        return 0; /* plausible but too large (or unrepresentable) to back */
+
+    static _Alignas(64) unsigned char dummy[64];
+    unsigned char *storage = NULL, *base = NULL;
+    void *tensor_data = null_data ? NULL : dummy;
+    if (backed && hi > lo && !null_data) {
+        storage = malloc((size_t)(hi - lo) + 1);
+        if (storage == NULL)
+            abort();
+        base = storage + (misaligned ? 1 : 0) - lo; /* element 0 */
+        for (int64_t i = 0; i < hi - lo; i++)
+            storage[i + (misaligned ? 1 : 0)] = (unsigned char)(i * 29 + 3);
+        tensor_data = base - byte_offset;
+    }
+
+    DLTensor t = {.data = tensor_data,
+                  .device = device,
+                  .ndim = ndim,
+                  .dtype = dtype,
+                  .shape = null_shape ? NULL : shape,
+                  .strides = null_strides ? NULL : strides,
+                  .byte_offset = byte_offset};
+    DLManagedTensorVersioned v = {.version = {bad_version ? 2 : DLPACK_MAJOR_VERSION, 0},
+                                  .deleter = deleter_v,
+                                  .flags = flags,
+                                  .dl_tensor = t};
+    DLManagedTensor l = {.dl_tensor = t, .deleter = deleter_l};
+    pjdl_import_options o = PJDL_IMPORT_OPTIONS_INIT;
+    o.copy = copy;
+    pjdl_buffer *buf = NULL;
+    deleted = 0;
+    pjdl_code code = legacy ? pjdl_import_legacy(&client, 1, &l, &o, &buf)
+                            : pjdl_import(&client, 1, &v, &o, &buf);
+    if (code != PJDL_OK) {
+        if (__atomic_load_n(&deleted, __ATOMIC_SEQ_CST) != 0)
+            fail("the deleter ran on a failed import");
+        if (code != PJDL_INVALID_ARGUMENT && code != PJDL_UNIMPLEMENTED && code != PJDL_NOT_FOUND)
+            fail("unexpected error code");
+        if (pjdl_last_error()[0] == '\0')
+            fail("error without a message");
+        free(storage);
+        return 0;
+    }
+    if (reject)
+        fail("accepted a tensor that must be rejected");
+    if (!backed)
+        fail("accepted a tensor whose memory the harness could not describe");
+    if (__atomic_load_n(&deleted, __ATOMIC_SEQ_CST) > 1)
+        fail("the deleter ran more than once during import");
+    compare(buf, base, shape, ndim, byte_strides, es, elements);
+    pjdl_buffer_release(buf);
+    /* The deleter may come from a plugin thread once PJRT lets go. */
+    for (int i = 0; i < 2000 && __atomic_load_n(&deleted, __ATOMIC_SEQ_CST) == 0; i++)
+        usleep(500);
+    if (__atomic_load_n(&deleted, __ATOMIC_SEQ_CST) != 1)
+        fail("the deleter did not run exactly once after release");
+    free(storage);
+    return 0;
+}
