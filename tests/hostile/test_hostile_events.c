@@ -1,0 +1,129 @@
+/* Events that never complete: with a wait timeout every wait of the library
+ * ends in DEADLINE_EXCEEDED instead of hanging, a failed export leaves the
+ * buffer usable, and when the plugin finally completes the events (here: it
+ * cancels them at client destroy) the library's pending callbacks free
+ * everything they hold (valgrind checks that nothing is left). */
+#include "hostile_test.h"
+
+#define TIMEOUT_MS 200
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Fails with DEADLINE_EXCEEDED within a few timeouts. */
+#define TIMES_OUT(expr)                                                                            \
+    do {                                                                                           \
+        double t0_ = now_s();                                                                      \
+        LIB_FAILS(PJDL_DEADLINE_EXCEEDED, (expr));                                                 \
+        HOSTILE_SAYS(pjdl_last_error(), "wait timeout of 200 ms");                                 \
+        assert_true(now_s() - t0_ < 5.0);                                                          \
+    } while (0)
+
+static const float data[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+static const int64_t dims[2] = {3, 4};
+
+static void ready_never(const char *platform) {
+    hostile_config *ctl = NULL;
+    pjdl_plugin *plugin = hostile_load(&ctl);
+    hostile_reset(ctl);
+    int64_t baseline = hostile_settled(plugin, hostile_process_live(plugin));
+    pjdl_client *client = NULL;
+    LIB_OK(hostile_client(plugin, platform, &client));
+    pjdl_client_set_wait_timeout(client, TIMEOUT_MS);
+    pjdl_buffer *b = NULL;
+    LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
+    atomic_store(&ctl->fault, HOSTILE_READY_NEVER);
+
+    TIMES_OUT(pjdl_buffer_await(b));
+    DLManagedTensorVersioned *t = NULL;
+    TIMES_OUT(pjdl_buffer_export(b, NULL, &t));
+    assert_null(t);
+    pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
+    o.mode = PJDL_EXPORT_TRANSFER;
+    TIMES_OUT(pjdl_buffer_export(b, &o, &t));
+    /* Nothing changed: not transferred, still readable and exportable. */
+    assert_false(pjdl_buffer_is_deleted(b));
+    assert_true(atomic_load(&ctl->stuck_events) >= 3);
+
+    atomic_store(&ctl->fault, HOSTILE_NONE);
+    float back[12];
+    LIB_OK(pjdl_buffer_to_host(b, back, sizeof back));
+    assert_memory_equal(back, data, sizeof data);
+    LIB_OK(pjdl_buffer_export(b, &o, &t));
+    assert_true(pjdl_buffer_is_deleted(b));
+    assert_memory_equal(t->dl_tensor.data, data, sizeof data);
+
+    /* Release with the stuck events outstanding, the export last. */
+    pjdl_buffer_release(b);
+    pjdl_client_release(client);
+    t->deleter(t);
+    assert_int_equal(atomic_load(&ctl->stuck_events), 0);
+    assert_int_equal(hostile_settled(plugin, baseline), baseline);
+    pjdl_plugin_release(plugin);
+}
+
+static void ready_never_cpu(void **state) {
+    (void)state;
+    ready_never("cpu");
+}
+
+static void ready_never_xpu(void **state) {
+    (void)state;
+    ready_never("xpu");
+}
+
+/* The copy to the host is done, but its event never says so: the caller's
+ * memory must not be written after the wait gave up. */
+static void to_host_never(const char *platform) {
+    hostile_config *ctl = NULL;
+    pjdl_plugin *plugin = hostile_load(&ctl);
+    hostile_reset(ctl);
+    int64_t baseline = hostile_settled(plugin, hostile_process_live(plugin));
+    pjdl_client *client = NULL;
+    LIB_OK(hostile_client(plugin, platform, &client));
+    pjdl_client_set_wait_timeout(client, TIMEOUT_MS);
+    pjdl_buffer *b = NULL;
+    LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
+    LIB_OK(pjdl_buffer_await(b));
+    atomic_store(&ctl->fault, HOSTILE_TO_HOST_NEVER);
+
+    float *back = calloc(12, sizeof(float));
+    TIMES_OUT(pjdl_buffer_to_host(b, back, 12 * sizeof(float)));
+    free(back); /* the plugin still "owes" a completion: it must not land here */
+    pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
+    o.copy = PJDL_COPY_ALWAYS;
+    DLManagedTensorVersioned *t = NULL;
+    TIMES_OUT(pjdl_buffer_export(b, &o, &t));
+    assert_null(t);
+    assert_true(atomic_load(&ctl->stuck_events) >= 2);
+
+    atomic_store(&ctl->fault, HOSTILE_NONE);
+    pjdl_client_release(client); /* the buffer keeps it alive */
+    pjdl_buffer_release(b);
+    assert_int_equal(atomic_load(&ctl->stuck_events), 0);
+    assert_int_equal(hostile_settled(plugin, baseline), baseline);
+    pjdl_plugin_release(plugin);
+}
+
+static void to_host_never_cpu(void **state) {
+    (void)state;
+    to_host_never("cpu");
+}
+
+static void to_host_never_xpu(void **state) {
+    (void)state;
+    to_host_never("xpu");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ready_never_cpu),
+        cmocka_unit_test(ready_never_xpu),
+        cmocka_unit_test(to_host_never_cpu),
+        cmocka_unit_test(to_host_never_xpu),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
