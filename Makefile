@@ -1,13 +1,16 @@
 # The two quick-start commands (see README.md):
 #   make demo   the main job: the pjrt-dlpack checks and the exchange demo
 #   make test   every test
-# Both install missing Debian packages, configure and build first.
+#   make bench  the benchmarks (Release build in build-bench); writes
+#               bench/results/results.md and latency.png
+#   make fuzz   every libFuzzer target for PJDL_FUZZ_SECONDS (default 300) each
+# Each installs missing Debian packages, configures and builds first.
 
 BUILD ?= build
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup build demo test clean format
+.PHONY: all setup build demo test fuzz bench clean format
 
 all: build
 
@@ -25,6 +28,25 @@ demo: build
 
 test: build
 	@bash scripts/test.sh $(BUILD)
+
+# libFuzzer targets (clang, ASan + UBSan) in their own build directory.
+FUZZ_BUILD ?= build-fuzz
+PJDL_FUZZ_SECONDS ?= 300
+
+fuzz: setup
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+		-DPJDL_FUZZ=ON -DPJDL_PYTHON=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target pjdl_fuzz -- --no-print-directory
+	@bash fuzz/run.sh $(FUZZ_BUILD)/fuzz $(PJDL_FUZZ_SECONDS)
+
+# Benchmarks: a Release build of its own (build-bench), every benchmark run,
+# then bench/results/results.md (the table) and bench/results/latency.png.
+BENCH_BUILD ?= build-bench
+
+bench: setup
+	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BENCH_BUILD) -j $(JOBS) --target bench_all -- --no-print-directory
+	@bash bench/run.sh $(BENCH_BUILD)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -10,6 +10,7 @@ packages=(
     clang libclang-rt-14-dev
     valgrind
     python3-dev python3-numpy python3-pytest python3-torch
+    libtorch-dev gnuplot-nox
 )
 
 missing=()

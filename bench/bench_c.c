@@ -1,0 +1,431 @@
+/* pjdl_bench: the C benchmarks of libpjrt_dlpack against their floors.
+ *
+ * Every measurement interleaves the library and its baseline in the same
+ * run (see bench_interleave) and reports medians. Result lines go to stdout
+ * as "key<TAB>value<TAB>unit" (see bench/report.py):
+ *
+ *   export.1k / export.1g          export (share, ready buffer) + deleter, ns
+ *   malloc                         malloc + free of an export's size, ns
+ *   import.1k / import.1g          import (view) + release, ns
+ *   sweep.{view_export,view_import,copy_import,memcpy}.<bytes>   ns, for the plot
+ *   copy.contig.{lib,memcpy}       256 MiB import copy vs memcpy, GB/s
+ *   copy.transposed.{lib,memcpy}   4096x4096 f32 column-major import copy, GB/s
+ *   xfer.{h2d,d2h,memcpy}          xpu host<->device, 256 MiB, GB/s: the plugin's
+ *                                  BufferFromHostBuffer (one copy) and the
+ *                                  library's pjdl_buffer_to_host
+ *   xfer.lib_h2d                   the library's pjdl_buffer_from_host, GB/s
+ *   threads.{one,two,ratio}        export + delete throughput, ops/s (wall clock)
+ *   threads.cpu_{one,two,ratio}    the same from the threads' CPU time: the
+ *                                  scaling with a free core per thread
+ *   threads.loadavg                the 1-minute load average at the end
+ *
+ * --smoke runs everything once with tiny counts and sizes. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_lib.h"
+#include "bench_util.h"
+#include "pjrt_dlpack.h"
+
+typedef struct cfg {
+    bool smoke;
+    int rounds;    /* latency rounds */
+    int64_t batch; /* latency batch */
+    size_t big;    /* bytes of the "1 GiB" tensor */
+    size_t copy;   /* bytes of the copy / transfer benchmarks */
+    int64_t transposed_n;
+} cfg;
+
+/* Rows x cols of a float32 tensor of `bytes` bytes, as square as possible. */
+static void shape_of(size_t bytes, int64_t *rows, int64_t *cols) {
+    int64_t n = (int64_t)(bytes / 4), r = 1;
+    while (r * r * 4 <= n)
+        r *= 2;
+    *rows = r;
+    *cols = n / r;
+}
+
+/* ---------------------------------------------------------------- latency */
+
+static bool latency(bench_env *env, const cfg *c) {
+    size_t small = 1024, big = c->big;
+    int64_t r1, c1, r2, c2;
+    shape_of(small, &r1, &c1);
+    shape_of(big, &r2, &c2);
+    void *m1 = bench_host_alloc(small), *m2 = bench_host_alloc(big);
+    bench_view *v1 = m1 ? bench_view_open(env, m1, r1, c1) : NULL;
+    bench_view *v2 = m2 ? bench_view_open(env, m2, r2, c2) : NULL;
+    bool ok = v1 && v2;
+    if (ok) {
+        bench_emit("shape.1k.rows", (double)r1, "");
+        bench_emit("shape.1k.cols", (double)c1, "");
+        bench_emit("shape.1g.rows", (double)r2, "");
+        bench_emit("shape.1g.cols", (double)c2, "");
+        bench_emit("big.bytes", (double)big, "bytes");
+        bench_case cases[] = {
+            {"malloc", bench_loop_malloc, NULL, 0},
+            {"export.1k", bench_loop_export, v1, 0},
+            {"export.1g", bench_loop_export, v2, 0},
+            {"import.1k", bench_loop_import_view, v1, 0},
+            {"import.1g", bench_loop_import_view, v2, 0},
+        };
+        bench_interleave(cases, sizeof cases / sizeof cases[0], c->rounds, c->batch);
+    }
+    bench_view_close(v1);
+    bench_view_close(v2);
+    bench_host_free(m1, small);
+    bench_host_free(m2, big);
+    return ok;
+}
+
+/* ------------------------------------------------------------------ sweep */
+
+typedef struct memcpy_arg {
+    void *dst;
+    const void *src;
+    size_t bytes;
+} memcpy_arg;
+
+static void loop_memcpy(void *arg, int64_t n) {
+    memcpy_arg *a = arg;
+    for (int64_t i = 0; i < n; i++) {
+        memcpy(a->dst, a->src, a->bytes);
+        BENCH_SINK(a->dst);
+    }
+}
+
+/* Latency against size: view paths up to c->big, copy paths while the
+ * source and destination fit in reason (c->copy). */
+static bool sweep(bench_env *env, const cfg *c) {
+    for (size_t bytes = 1024; bytes <= c->big; bytes *= 16) {
+        int64_t rows, cols;
+        shape_of(bytes, &rows, &cols);
+        bool copy = bytes <= c->copy;
+        void *src = bench_host_alloc(bytes);
+        void *dst = copy ? bench_host_alloc(bytes) : NULL;
+        if (dst != NULL)
+            memset(dst, 0, bytes); /* fault it in: memcpy is the floor */
+        bench_view *v = src ? bench_view_open(env, src, rows, cols) : NULL;
+        if (v == NULL || (copy && dst == NULL)) {
+            bench_view_close(v);
+            bench_host_free(src, bytes);
+            bench_host_free(dst, bytes);
+            return false;
+        }
+        if (copy)
+            memset(src, 0x3c, bytes); /* a copy reads it: make it real memory */
+        char k[4][64];
+        snprintf(k[0], sizeof k[0], "sweep.view_export.%zu", bytes);
+        snprintf(k[1], sizeof k[1], "sweep.view_import.%zu", bytes);
+        snprintf(k[2], sizeof k[2], "sweep.copy_import.%zu", bytes);
+        snprintf(k[3], sizeof k[3], "sweep.memcpy.%zu", bytes);
+        memcpy_arg ma = {dst, src, bytes};
+        bench_case cases[] = {
+            {k[0], bench_loop_export, v, 0},
+            {k[1], bench_loop_import_view, v, 0},
+            {k[2], bench_loop_import_copy, v, 0},
+            {k[3], loop_memcpy, &ma, 0},
+        };
+        /* Copies of large sizes: fewer operations per batch. */
+        int64_t batch = c->batch, cbatch = bytes >= (1u << 20) ? 1 : c->batch / 16 + 1;
+        int rounds = c->smoke ? 1 : (bytes >= (16u << 20) ? 5 : 11);
+        bench_interleave(cases, 2, c->rounds, batch);
+        if (copy)
+            bench_interleave(cases + 2, 2, rounds, cbatch);
+        bench_view_close(v);
+        bench_host_free(src, bytes);
+        bench_host_free(dst, bytes);
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ copies */
+
+static double gbs(size_t bytes, double ns) {
+    return ns > 0 ? (double)bytes / ns : 0;
+}
+
+/* Import copy=ALWAYS of a rows x cols tensor (transposed or not) against
+ * memcpy of the same bytes into memory already faulted in. */
+static bool copy_bench(bench_env *env, const cfg *c, const char *name, int64_t rows, int64_t cols,
+                       bool transposed) {
+    size_t bytes = (size_t)(rows * cols) * 4;
+    char *src = aligned_alloc(64, bytes), *dst = aligned_alloc(64, bytes);
+    bench_view *v = NULL;
+    if (src != NULL && dst != NULL) {
+        memset(src, 0x3c, bytes);
+        memset(dst, 0, bytes);
+        v = bench_view_open(env, src, rows, cols);
+    }
+    if (v == NULL) {
+        free(src);
+        free(dst);
+        return false;
+    }
+    if (transposed)
+        bench_view_transpose(v);
+    memcpy_arg ma = {dst, src, bytes};
+    bench_case cases[] = {
+        {NULL, bench_loop_import_copy, v, 0},
+        {NULL, loop_memcpy, &ma, 0},
+    };
+    bench_interleave(cases, 2, c->smoke ? 1 : 15, 1);
+    char key[64];
+    snprintf(key, sizeof key, "copy.%s.lib", name);
+    bench_emit(key, gbs(bytes, cases[0].median_ns), "GB/s");
+    snprintf(key, sizeof key, "copy.%s.memcpy", name);
+    bench_emit(key, gbs(bytes, cases[1].median_ns), "GB/s");
+    bench_view_close(v);
+    free(src);
+    free(dst);
+    return true;
+}
+
+/* ------------------------------------------------------- host <-> device */
+
+typedef struct xfer_arg {
+    bench_env *env;
+    pjdl_client *client;
+    void *host;
+    int64_t dims[2];
+    size_t bytes;
+    pjdl_buffer *device; /* for d2h */
+} xfer_arg;
+
+static void loop_h2d(void *arg, int64_t n) {
+    xfer_arg *a = arg;
+    for (int64_t i = 0; i < n; i++) {
+        pjdl_buffer *b = NULL;
+        if (pjdl_buffer_from_host(a->client, a->host, PJRT_Buffer_Type_F32, a->dims, 2, NULL, NULL,
+                                  &b) != PJDL_OK ||
+            pjdl_buffer_await(b) != PJDL_OK) {
+            fprintf(stderr, "bench: host to device failed: %s\n", pjdl_last_error());
+            exit(1);
+        }
+        pjdl_buffer_release(b);
+    }
+}
+
+/* The plugin's own host-to-device transfer (PJRT_Client_BufferFromHostBuffer,
+ * kImmutableUntilTransferCompletes: one copy, on the device's stream) until
+ * the buffer is ready. */
+static void loop_h2d_raw(void *arg, int64_t n) {
+    xfer_arg *a = arg;
+    const PJRT_Api *api = pjdl_plugin_api(pjdl_client_plugin(a->client));
+    pjdl_device *dev = pjdl_client_device(a->client, 0);
+    for (int64_t i = 0; i < n; i++) {
+        PJRT_Client_BufferFromHostBuffer_Args h = {
+            .struct_size = PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE,
+            .client = pjdl_client_pjrt(a->client),
+            .data = a->host,
+            .type = PJRT_Buffer_Type_F32,
+            .dims = a->dims,
+            .num_dims = 2,
+            .host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes,
+            .device = pjdl_device_pjrt(dev)};
+        PJRT_Error *err = api->PJRT_Client_BufferFromHostBuffer(&h);
+        PJRT_Buffer_ReadyEvent_Args r = {.struct_size = PJRT_Buffer_ReadyEvent_Args_STRUCT_SIZE,
+                                         .buffer = h.buffer};
+        if (err == NULL)
+            err = api->PJRT_Buffer_ReadyEvent(&r);
+        PJRT_Event_Await_Args w = {.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE,
+                                   .event = r.event};
+        if (err == NULL)
+            err = api->PJRT_Event_Await(&w);
+        if (err != NULL) {
+            fprintf(stderr, "bench: PJRT_Client_BufferFromHostBuffer failed\n");
+            exit(1);
+        }
+        PJRT_Event_Destroy_Args ed = {.struct_size = PJRT_Event_Destroy_Args_STRUCT_SIZE};
+        ed.event = r.event;
+        api->PJRT_Event_Destroy(&ed);
+        ed.event = h.done_with_host_buffer;
+        if (ed.event != NULL)
+            api->PJRT_Event_Destroy(&ed);
+        PJRT_Buffer_Destroy_Args bd = {.struct_size = PJRT_Buffer_Destroy_Args_STRUCT_SIZE,
+                                       .buffer = h.buffer};
+        api->PJRT_Buffer_Destroy(&bd);
+    }
+}
+
+static void loop_d2h(void *arg, int64_t n) {
+    xfer_arg *a = arg;
+    for (int64_t i = 0; i < n; i++)
+        if (pjdl_buffer_to_host(a->device, a->host, a->bytes) != PJDL_OK) {
+            fprintf(stderr, "bench: device to host failed: %s\n", pjdl_last_error());
+            exit(1);
+        }
+}
+
+static bool transfers(const char *plugin, const cfg *c) {
+    bench_env *xpu = bench_env_open(plugin, "xpu");
+    if (xpu == NULL)
+        return false;
+    size_t bytes = c->copy;
+    xfer_arg a = {.env = xpu, .client = bench_env_client(xpu), .bytes = bytes};
+    shape_of(bytes, &a.dims[0], &a.dims[1]);
+    char *host = aligned_alloc(64, bytes), *dst = aligned_alloc(64, bytes);
+    bool ok = host != NULL && dst != NULL;
+    if (ok) {
+        memset(host, 0x3c, bytes);
+        memset(dst, 0, bytes);
+        a.host = host;
+        ok = pjdl_buffer_from_host(a.client, host, PJRT_Buffer_Type_F32, a.dims, 2, NULL, NULL,
+                                   &a.device) == PJDL_OK &&
+             pjdl_buffer_await(a.device) == PJDL_OK;
+    }
+    if (ok) {
+        xfer_arg d2h = a;
+        d2h.host = dst;
+        memcpy_arg ma = {dst, host, bytes};
+        bench_case cases[] = {
+            {NULL, loop_h2d_raw, &a, 0},
+            {NULL, loop_d2h, &d2h, 0},
+            {NULL, loop_memcpy, &ma, 0},
+            {NULL, loop_h2d, &a, 0},
+        };
+        bench_interleave(cases, 4, c->smoke ? 1 : 15, 1);
+        bench_emit("xfer.h2d", gbs(bytes, cases[0].median_ns), "GB/s");
+        bench_emit("xfer.d2h", gbs(bytes, cases[1].median_ns), "GB/s");
+        bench_emit("xfer.memcpy", gbs(bytes, cases[2].median_ns), "GB/s");
+        bench_emit("xfer.lib_h2d", gbs(bytes, cases[3].median_ns), "GB/s");
+    } else {
+        fprintf(stderr, "bench: transfers: %s\n", pjdl_last_error());
+    }
+    pjdl_buffer_release(a.device);
+    free(host);
+    free(dst);
+    bench_env_close(xpu);
+    return ok;
+}
+
+/* ---------------------------------------------------------------- threads */
+
+typedef struct thread_arg {
+    bench_view *view;
+    int64_t n;
+    pthread_barrier_t *start;
+    double cpu_ns;   /* out: the thread's CPU time for its loop */
+    uint64_t t0, t1; /* out: the thread's own start and end */
+} thread_arg;
+
+static double thread_cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static void *thread_main(void *p) {
+    thread_arg *t = p;
+    pthread_barrier_wait(t->start);
+    t->t0 = bench_now_ns();
+    double c0 = thread_cpu_ns();
+    bench_loop_export(t->view, t->n);
+    t->cpu_ns = thread_cpu_ns() - c0;
+    t->t1 = bench_now_ns();
+    return NULL;
+}
+
+/* Ops per second of `nthreads` threads each doing n export + delete on its
+ * own buffer; *cpu_rate: the same computed from the threads' CPU time (the
+ * slowest thread's), i.e. what the wall clock would show if every thread
+ * had a core of its own. */
+static double throughput(bench_view **views, int nthreads, int64_t n, double *cpu_rate) {
+    pthread_t th[2];
+    thread_arg ta[2];
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, (unsigned)nthreads + 1);
+    for (int i = 0; i < nthreads; i++) {
+        ta[i] = (thread_arg){views[i], n, &start, 0, 0, 0};
+        pthread_create(&th[i], NULL, thread_main, &ta[i]);
+    }
+    pthread_barrier_wait(&start);
+    /* From the first thread's start to the last one's end: this thread may
+     * not get a core back before the workers are done. */
+    uint64_t t0 = UINT64_MAX, t1 = 0;
+    for (int i = 0; i < nthreads; i++) {
+        pthread_join(th[i], NULL);
+        t0 = ta[i].t0 < t0 ? ta[i].t0 : t0;
+        t1 = ta[i].t1 > t1 ? ta[i].t1 : t1;
+    }
+    pthread_barrier_destroy(&start);
+    double cpu = 0;
+    for (int i = 0; i < nthreads; i++)
+        cpu = ta[i].cpu_ns > cpu ? ta[i].cpu_ns : cpu;
+    if (cpu_rate != NULL)
+        *cpu_rate = cpu > 0 ? (double)nthreads * (double)n * 1e9 / cpu : 0;
+    return (double)nthreads * (double)n * 1e9 / (double)(t1 - t0);
+}
+
+static bool threads(bench_env *env, const cfg *c) {
+    void *m[2] = {bench_host_alloc(1024), bench_host_alloc(1024)};
+    bench_view *v[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++)
+        v[i] = m[i] ? bench_view_open(env, m[i], 16, 16) : NULL;
+    bool ok = v[0] && v[1];
+    if (ok) {
+        int rounds = c->smoke ? 1 : 15;
+        int64_t n = c->smoke ? 10 : 100000;
+        double one[15], two[15], ratio[15], cone[15], ctwo[15], cratio[15];
+        throughput(v, 1, n / 10 + 1, NULL); /* warm up */
+        throughput(v, 2, n / 10 + 1, NULL);
+        for (int r = 0; r < rounds; r++) {
+            one[r] = throughput(v, 1, n, &cone[r]);
+            two[r] = throughput(v, 2, n, &ctwo[r]);
+            ratio[r] = two[r] / one[r];
+            cratio[r] = ctwo[r] / cone[r];
+        }
+        bench_emit("threads.one", bench_median(one, (size_t)rounds), "ops/s");
+        bench_emit("threads.two", bench_median(two, (size_t)rounds), "ops/s");
+        bench_emit("threads.ratio", bench_median(ratio, (size_t)rounds), "x");
+        bench_emit("threads.cpu_one", bench_median(cone, (size_t)rounds), "ops/s");
+        bench_emit("threads.cpu_two", bench_median(ctwo, (size_t)rounds), "ops/s");
+        bench_emit("threads.cpu_ratio", bench_median(cratio, (size_t)rounds), "x");
+        double load[3];
+        if (getloadavg(load, 3) == 3)
+            bench_emit("threads.loadavg", load[0], "");
+    }
+    for (int i = 0; i < 2; i++) {
+        bench_view_close(v[i]);
+        bench_host_free(m[i], 1024);
+    }
+    return ok;
+}
+
+int main(int argc, char **argv) {
+    bench_args args;
+    if (!bench_args_parse(argc, argv, &args))
+        return 2;
+    cfg c = {.smoke = args.smoke,
+             .rounds = args.rounds ? args.rounds : 101,
+             .batch = 2000,
+             .big = (size_t)1 << 30,
+             .copy = (size_t)256 << 20,
+             .transposed_n = 4096};
+    if (args.smoke) {
+        c.rounds = 1;
+        c.batch = 2;
+        c.big = (size_t)1 << 20;
+        c.copy = (size_t)64 << 10;
+        c.transposed_n = 64;
+    }
+    bench_env *env = bench_env_open(args.plugin, "cpu");
+    if (env == NULL)
+        return 3;
+    bool ok = !bench_args_want(&args, "latency") || latency(env, &c);
+    ok = ok && (!bench_args_want(&args, "sweep") || sweep(env, &c));
+    int64_t rows, cols;
+    shape_of(c.copy, &rows, &cols);
+    if (bench_args_want(&args, "copy"))
+        ok = ok && copy_bench(env, &c, "contig", rows, cols, false) &&
+             copy_bench(env, &c, "transposed", c.transposed_n, c.transposed_n, true);
+    ok = ok && (!bench_args_want(&args, "threads") || threads(env, &c));
+    bench_env_close(env);
+    ok = ok && (!bench_args_want(&args, "transfers") || transfers(args.plugin, &c));
+    if (!ok)
+        fprintf(stderr, "pjdl_bench: a benchmark could not run (see above)\n");
+    return ok ? 0 : 1;
+}

@@ -1,0 +1,73 @@
+/* bench_util.h — timing, medians and result lines shared by the benchmarks.
+ *
+ * Plain C with no DLPack or PJRT types, so that the C++ benchmark against
+ * libtorch (whose own dlpack.h clashes with ours) can include it too.
+ *
+ * Every benchmark prints its results as lines "key<TAB>value<TAB>unit" on
+ * stdout; bench/report.py turns them into the table and the plot. */
+#ifndef PJDL_BENCH_UTIL_H
+#define PJDL_BENCH_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Monotonic clock in nanoseconds. */
+uint64_t bench_now_ns(void);
+
+/* Median of v[0..n) (sorts v in place); 0 for n == 0. */
+double bench_median(double *v, size_t n);
+
+/* One result line: "key\tvalue\tunit". */
+void bench_emit(const char *key, double value, const char *unit);
+
+/* Runs `fn(arg, n)`, which repeats one operation n times. */
+typedef void (*bench_loop_fn)(void *arg, int64_t n);
+
+typedef struct bench_case {
+    const char *key; /* result key; NULL: measure, do not print */
+    bench_loop_fn fn;
+    void *arg;
+    double median_ns; /* out: median over rounds of the per-operation time */
+} bench_case;
+
+/* Measures the cases interleaved: `rounds` rounds, each running every case
+ * once for `batch` operations (the first case of each round rotates, so that
+ * no case always follows the same one); the per-operation time of a case is
+ * its batch time / batch, and its result the median over the rounds. One
+ * untimed warm-up batch of each case comes first. Prints a line per case
+ * with a key (unit "ns"). */
+void bench_interleave(bench_case *cases, size_t ncases, int rounds, int64_t batch);
+
+/* Command-line options every benchmark accepts:
+ *   --smoke         one round of a tiny batch: proves it runs, measures nothing
+ *   --plugin PATH   the PJRT plugin (default: $PJRT_REF_PLUGIN, else the
+ *                   library's default)
+ *   --rounds N      rounds of each interleaved measurement
+ *   --only NAME     run only the named part (pjdl_bench: latency, sweep, copy,
+ *                   threads, transfers), e.g. under a profiler
+ * Returns false (after a message on stderr) on a bad command line. */
+typedef struct bench_args {
+    bool smoke;
+    const char *plugin;
+    int rounds;       /* 0: the benchmark's default */
+    const char *only; /* NULL: everything */
+} bench_args;
+
+bool bench_args_parse(int argc, char **argv, bench_args *out);
+
+/* Whether the part `name` is to run. */
+bool bench_args_want(const bench_args *args, const char *name);
+
+/* Keeps the compiler from proving a value unused. */
+#define BENCH_SINK(p) __asm__ volatile("" : : "r"(p) : "memory")
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

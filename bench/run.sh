@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs every benchmark of a Release build and writes bench/results/:
+# results.md (the table), latency.png (the plot), latency.dat, latency.gp and
+# the raw result lines (raw-*.tsv). Usage: bench/run.sh [BUILD_DIR]
+set -euo pipefail
+build=${1:-build-bench}
+here=$(cd "$(dirname "$0")" && pwd)
+out=$here/results
+mkdir -p "$out"
+plugin=$build/lib/libpjrt_ref.so
+[[ -f $plugin ]] || { echo "bench: $plugin not found; build first" >&2; exit 1; }
+
+echo "== bench: C (pjdl_bench)"
+"$build/bench/pjdl_bench" --plugin "$plugin" | tee "$out/raw-c.tsv"
+if [[ -x $build/bench/pjdl_bench_torch ]]; then
+    echo "== bench: C++ against libtorch (pjdl_bench_torch)"
+    "$build/bench/pjdl_bench_torch" --plugin "$plugin" | tee "$out/raw-torch.tsv"
+else
+    echo "== bench: pjdl_bench_torch not built (libtorch-dev missing); skipped"
+    : >"$out/raw-torch.tsv"
+fi
+echo "== bench: Python (bench_python.py)"
+PYTHONPATH=$build/python PYTHONDONTWRITEBYTECODE=1 \
+    /usr/bin/python3 "$here/bench_python.py" --plugin "$plugin" | tee "$out/raw-python.tsv"
+echo "== bench: report"
+/usr/bin/python3 "$here/report.py" "$out" "$out/raw-c.tsv" "$out/raw-torch.tsv" \
+    "$out/raw-python.tsv"
