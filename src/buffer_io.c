@@ -242,10 +242,15 @@ static pjdl_code copy_in(pjdl_client *client, const void *data, PJRT_Buffer_Type
                          const int64_t *dims, size_t ndim, const int64_t *byte_strides,
                          pjdl_device *device, pjdl_memory *memory, PJRT_Buffer **out) {
     PJRT_Event *done = NULL;
+    /* With kImmutableOnlyDuringCall the C API promises the data is not read
+     * after the call, so the client's wait timeout may bound the wait for
+     * done_with_host_buffer; with the asynchronous semantics it may not. */
+    int64_t timeout_ms = atomic_load(&client->timeout_ms);
     pjdl_code code =
         pjdl_host_to_device(client, data, type, dims, ndim, byte_strides, device, memory,
                             PJRT_HostBufferSemantics_kImmutableOnlyDuringCall, out, &done);
     if (code == PJDL_UNIMPLEMENTED || code == PJDL_INVALID_ARGUMENT) {
+        timeout_ms = 0;
         /* Some plugins only take the asynchronous semantics: wait for it. */
         pjdl_code retry = pjdl_host_to_device(
             client, data, type, dims, ndim, byte_strides, device, memory,
@@ -256,8 +261,7 @@ static pjdl_code copy_in(pjdl_client *client, const void *data, PJRT_Buffer_Type
     }
     if (code != PJDL_OK)
         return code;
-    /* No deadline: the caller may free `data` as soon as we return. */
-    code = pjdl_event_wait(client->plugin, done, 0);
+    code = pjdl_event_wait(client->plugin, done, timeout_ms);
     pjdl_event_destroy(client->plugin->api, done);
     if (code != PJDL_OK)
         pjdl_pjrt_buffer_destroy(client->plugin->api, *out);

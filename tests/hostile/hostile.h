@@ -40,6 +40,7 @@ typedef enum hostile_fault {
     HOSTILE_READY_NEVER,       /* Buffer_ReadyEvent: an event that is never set */
     HOSTILE_TO_HOST_NEVER,     /* Buffer_ToHostBuffer: its event is never set */
     HOSTILE_ERROR_NO_TEXT,     /* injected errors: bad code, NULL message */
+    HOSTILE_DONE_NEVER,        /* BufferFromHostBuffer: done_with_host_buffer never set */
     HOSTILE_FAULT_COUNT
 } hostile_fault;
 

@@ -249,6 +249,20 @@ static PJRT_Error *from_host(PJRT_Client_BufferFromHostBuffer_Args *args) {
         real_buffer_destroy(args->buffer);
         args->buffer = NULL;
     }
+    if (err == NULL && fault(HOSTILE_DONE_NEVER) &&
+        args->host_buffer_semantics == PJRT_HostBufferSemantics_kImmutableOnlyDuringCall) {
+        /* The data was taken during the call; only the event never says so. */
+        PJRT_Event_Await_Args a = {.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE,
+                                   .event = args->done_with_host_buffer};
+        PJRT_Error *waited = REAL->PJRT_Event_Await(&a);
+        if (waited != NULL) {
+            PJRT_Error_Destroy_Args d = {.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE,
+                                         .error = waited};
+            REAL->PJRT_Error_Destroy(&d);
+        }
+        real_event_destroy(args->done_with_host_buffer);
+        args->done_with_host_buffer = stuck_event();
+    }
     return err;
 }
 

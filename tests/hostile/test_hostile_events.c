@@ -108,6 +108,39 @@ static void to_host_never(const char *platform) {
     pjdl_plugin_release(plugin);
 }
 
+/* kImmutableOnlyDuringCall promises the data is not read after the call, so
+ * a done_with_host_buffer event that never completes ends in the client's
+ * wait timeout instead of hanging pjdl_buffer_from_host. */
+static void done_never(const char *platform) {
+    hostile_config *ctl = NULL;
+    pjdl_plugin *plugin = hostile_load(&ctl);
+    hostile_reset(ctl);
+    int64_t baseline = hostile_settled(plugin, hostile_process_live(plugin));
+    pjdl_client *client = NULL;
+    LIB_OK(hostile_client(plugin, platform, &client));
+    pjdl_client_set_wait_timeout(client, TIMEOUT_MS);
+    atomic_store(&ctl->fault, HOSTILE_DONE_NEVER);
+    pjdl_buffer *b = NULL;
+    TIMES_OUT(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
+    assert_null(b);
+    assert_true(atomic_load(&ctl->stuck_events) >= 1);
+    atomic_store(&ctl->fault, HOSTILE_NONE);
+    pjdl_client_release(client);
+    assert_int_equal(atomic_load(&ctl->stuck_events), 0);
+    assert_int_equal(hostile_settled(plugin, baseline), baseline);
+    pjdl_plugin_release(plugin);
+}
+
+static void done_never_cpu(void **state) {
+    (void)state;
+    done_never("cpu");
+}
+
+static void done_never_xpu(void **state) {
+    (void)state;
+    done_never("xpu");
+}
+
 static void to_host_never_cpu(void **state) {
     (void)state;
     to_host_never("cpu");
@@ -120,10 +153,9 @@ static void to_host_never_xpu(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(ready_never_cpu),
-        cmocka_unit_test(ready_never_xpu),
-        cmocka_unit_test(to_host_never_cpu),
-        cmocka_unit_test(to_host_never_xpu),
+        cmocka_unit_test(ready_never_cpu),   cmocka_unit_test(ready_never_xpu),
+        cmocka_unit_test(done_never_cpu),    cmocka_unit_test(done_never_xpu),
+        cmocka_unit_test(to_host_never_cpu), cmocka_unit_test(to_host_never_xpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
