@@ -23,63 +23,22 @@
 #include <string.h>
 
 #include "error.h"
+#include "fuzz_reader.h"
 #include "layout.h"
 
 #define MAX_SPAN ((int64_t)1 << 18)
 #define MAX_DIMS 130
 
-typedef struct {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static uint8_t u8(reader *r) {
-    if (r->n == 0)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
-
-static uint64_t u64(reader *r) {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v |= (uint64_t)u8(r) << (8 * i);
-    return v;
-}
-
-static int64_t escape(reader *r, uint8_t b) {
-    switch (b) {
-    case 0xF0:
-        return (int64_t)u64(r);
-    case 0xF1:
-        return -1;
-    case 0xF2:
-        return INT64_MAX;
-    case 0xF3:
-        return INT64_MIN;
-    case 0xF4:
-        return (int64_t)1 << 31;
-    case 0xF5:
-        return (int64_t)1 << 62;
-    case 0xF6:
-        return (int64_t)1 << 40;
-    case 0xF7:
-        return -((int64_t)1 << 40);
-    default:
-        return 1000 + b;
-    }
-}
-
-static int64_t dim(reader *r) {
-    uint8_t b = u8(r);
+static int64_t dim(fz_reader *r) {
+    uint8_t b = fz_u8(r);
     if (b < 0xC0)
         return b % 9;
-    return b < 0xF0 ? 9 + (b - 0xC0) * 3 : escape(r, b); /* 9..150, for the tiled kernels */
+    return b < 0xF0 ? 9 + (b - 0xC0) * 3 : fz_escape(r, b); /* 9..150, for the tiled kernels */
 }
 
-static int64_t stride(reader *r) {
-    uint8_t b = u8(r);
-    return b < 0xF0 ? (int64_t)b - 0x70 : escape(r, b);
+static int64_t stride(fz_reader *r) {
+    uint8_t b = fz_u8(r);
+    return b < 0xF0 ? (int64_t)b - 0x70 : fz_escape(r, b);
 }
 
 static void fail(const char *what) {
@@ -162,19 +121,19 @@ static void copy_and_compare(DLTensor t, const pjdl_layout *first) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const int32_t odd_ndims[8] = {-1, -128, 64, 65, 127, INT32_MIN, 7, 100};
     static _Alignas(64) unsigned char probe[64];
-    reader r = {data, size};
+    fz_reader r = {data, size};
 
-    uint8_t sel = u8(&r);
+    uint8_t sel = fz_u8(&r);
     int32_t ndim = sel < 0xF8 ? sel % 7 : odd_ndims[sel - 0xF8];
     DLTensor t;
     memset(&t, 0, sizeof t);
     t.device.device_type = kDLCPU;
     t.ndim = ndim;
-    t.dtype.code = u8(&r);
-    t.dtype.bits = u8(&r);
-    t.dtype.lanes = (uint16_t)(u8(&r) | u8(&r) << 8);
-    uint8_t flags = u8(&r);
-    t.byte_offset = (flags & 8) ? u64(&r) : u8(&r) % 64;
+    t.dtype.code = fz_u8(&r);
+    t.dtype.bits = fz_u8(&r);
+    t.dtype.lanes = (uint16_t)(fz_u8(&r) | fz_u8(&r) << 8);
+    uint8_t flags = fz_u8(&r);
+    t.byte_offset = (flags & 8) ? fz_u64(&r) : fz_u8(&r) % 64;
 
     int64_t shape[MAX_DIMS], strides[MAX_DIMS];
     int32_t stored = ndim < 0 ? 0 : ndim > MAX_DIMS ? MAX_DIMS : ndim;
