@@ -18,6 +18,8 @@ PyObject *pjpy_buffer_new(PyObject *client_obj, pjdl_buffer *buffer) {
     self->client = Py_NewRef(client_obj);
     self->buffer = buffer;
     self->weakreflist = NULL;
+    self->export_fast = 0;
+    self->dl_device_tuple = NULL;
     return (PyObject *)self;
 }
 
@@ -27,6 +29,7 @@ static void buffer_dealloc(PyObject *obj) {
         PyObject_ClearWeakRefs(obj);
     if (self->buffer != NULL)
         PJPY_NOGIL(pjdl_buffer_release(self->buffer));
+    Py_XDECREF(self->dl_device_tuple);
     Py_XDECREF(self->client);
     Py_TYPE(obj)->tp_free(obj);
 }
@@ -226,7 +229,7 @@ static PyMethodDef buffer_methods[] = {
     {"__array__", (PyCFunction)(void (*)(void))buffer_array, METH_VARARGS | METH_KEYWORDS,
      "__array__(dtype=None, copy=None) -> numpy.ndarray\n\nAn explicit host copy as a NumPy "
      "array. To share memory instead, use numpy.from_dlpack(buffer)."},
-    {"__dlpack__", (PyCFunction)(void (*)(void))pjpy_buffer_dlpack, METH_VARARGS | METH_KEYWORDS,
+    {"__dlpack__", (PyCFunction)(void (*)(void))pjpy_buffer_dlpack, METH_FASTCALL | METH_KEYWORDS,
      "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None) -> capsule\n\n"
      "Exports the buffer as a DLPack capsule (array API standard 2023.12). The buffer stays "
      "usable. A 'dltensor_versioned' capsule when max_version >= (1, 0), else a legacy "
@@ -234,7 +237,7 @@ static PyMethodDef buffer_methods[] = {
     {"__dlpack_device__", pjpy_buffer_dlpack_device, METH_NOARGS,
      "__dlpack_device__() -> (device_type, device_id)"},
     {"release_to_dlpack", (PyCFunction)(void (*)(void))pjpy_buffer_release_to_dlpack,
-     METH_VARARGS | METH_KEYWORDS,
+     METH_FASTCALL | METH_KEYWORDS,
      "release_to_dlpack(*, stream=None, max_version=None, dl_device=None, copy=None) -> "
      "capsule\n\nLike __dlpack__, but ownership moves to the consumer: the buffer counts as "
      "deleted afterwards."},

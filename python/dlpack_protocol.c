@@ -52,15 +52,70 @@ static int parse_pair(PyObject *obj, const char *what, long *a, long *b) {
     return 0;
 }
 
-static PyObject *export_buffer(PyObject *obj, PyObject *args, PyObject *kwargs,
-                               pjdl_export_mode mode, const char *fname) {
-    static char *kwlist[] = {"stream", "max_version", "dl_device", "copy", NULL};
-    PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None, *copy = Py_None;
-    char format[64];
-    PyOS_snprintf(format, sizeof format, "|$OOOO:%s", fname);
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, format, kwlist, &stream, &max_version,
-                                     &dl_device, &copy))
+/* The keyword arguments of __dlpack__ and release_to_dlpack, parsed by hand
+ * from a vectorcall: consumers call these on every exchange, and
+ * PyArg_ParseTupleAndKeywords (with its tuple and dict) costs more than the
+ * export itself. 0 on success, -1 with TypeError set. */
+enum { ARG_STREAM, ARG_MAX_VERSION, ARG_DL_DEVICE, ARG_COPY, ARG_COUNT };
+static const char *const arg_names[ARG_COUNT] = {"stream", "max_version", "dl_device", "copy"};
+
+static int parse_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *fname,
+                      PyObject *out[ARG_COUNT]) {
+    for (int i = 0; i < ARG_COUNT; i++)
+        out[i] = Py_None;
+    if (nargs != 0) {
+        PyErr_Format(PyExc_TypeError, "%s() takes no positional arguments", fname);
+        return -1;
+    }
+    if (kwnames == NULL)
+        return 0;
+    Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+        int found = -1;
+        for (int i = 0; i < ARG_COUNT && found < 0; i++)
+            if (PyUnicode_CompareWithASCIIString(key, arg_names[i]) == 0)
+                found = i;
+        if (found < 0) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fname,
+                         key);
+            return -1;
+        }
+        /* A vectorcall never repeats a keyword name. */
+        out[found] = args[k];
+    }
+    return 0;
+}
+
+/* Whether exporting with `opts` from `self` is known not to block: the
+ * buffer was ready and exported without a copy before, and these options
+ * (no stream, no dl_device, no forced copy, shared) can only do the same.
+ * Then the GIL is kept across the call, which saves releasing and
+ * re-acquiring it. */
+static int export_known_fast(const pjpy_buffer *self, const pjdl_export_options *opts) {
+    return self->export_fast && opts->mode == PJDL_EXPORT_SHARE && !opts->has_stream &&
+           !opts->has_dl_device && opts->copy != PJDL_COPY_ALWAYS;
+}
+
+/* After a successful plain export (as in export_known_fast, but not yet
+ * known): marks the buffer fast when the tensor shares the buffer's memory,
+ * i.e. it was ready (the export waited) and no copy was made. */
+static void note_export(pjpy_buffer *self, const pjdl_export_options *opts, void *data) {
+    if (self->export_fast || opts->mode != PJDL_EXPORT_SHARE || opts->has_stream ||
+        opts->has_dl_device || opts->copy == PJDL_COPY_ALWAYS)
+        return;
+    void *ptr = NULL;
+    if (pjdl_buffer_data_pointer(self->buffer, &ptr) == PJDL_OK && ptr == data)
+        self->export_fast = 1;
+}
+
+static PyObject *export_buffer(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames, pjdl_export_mode mode, const char *fname) {
+    PyObject *a[ARG_COUNT];
+    if (parse_args(args, nargs, kwnames, fname, a) < 0)
         return NULL;
+    PyObject *stream = a[ARG_STREAM], *max_version = a[ARG_MAX_VERSION],
+             *dl_device = a[ARG_DL_DEVICE], *copy = a[ARG_COPY];
 
     pjdl_export_options opts = PJDL_EXPORT_OPTIONS_INIT;
     opts.mode = mode;
@@ -99,22 +154,40 @@ static PyObject *export_buffer(PyObject *obj, PyObject *args, PyObject *kwargs,
         }
     }
 
-    pjdl_buffer *buffer = ((pjpy_buffer *)obj)->buffer;
+    pjpy_buffer *self = (pjpy_buffer *)obj;
+    pjdl_buffer *buffer = self->buffer;
+    int fast = export_known_fast(self, &opts);
     pjdl_code rc;
     PyObject *capsule;
     if (versioned) {
         DLManagedTensorVersioned *t = NULL;
-        PJPY_NOGIL_RC(rc, pjdl_buffer_export(buffer, &opts, &t));
+        if (fast) {
+            rc = pjdl_buffer_export(buffer, &opts, &t);
+            if (rc == PJDL_OK)
+                pjpy_drain_deferred();
+        } else {
+            PJPY_NOGIL_RC(rc, pjdl_buffer_export(buffer, &opts, &t));
+        }
         if (rc != PJDL_OK)
             return pjpy_raise_exchange(rc);
+        if (!fast)
+            note_export(self, &opts, t->dl_tensor.data);
         capsule = PyCapsule_New(t, versioned_name, capsule_versioned_destructor);
         if (capsule == NULL)
             PJPY_NOGIL(t->deleter(t));
     } else {
         DLManagedTensor *t = NULL;
-        PJPY_NOGIL_RC(rc, pjdl_buffer_export_legacy(buffer, &opts, &t));
+        if (fast) {
+            rc = pjdl_buffer_export_legacy(buffer, &opts, &t);
+            if (rc == PJDL_OK)
+                pjpy_drain_deferred();
+        } else {
+            PJPY_NOGIL_RC(rc, pjdl_buffer_export_legacy(buffer, &opts, &t));
+        }
         if (rc != PJDL_OK)
             return pjpy_raise_exchange(rc);
+        if (!fast)
+            note_export(self, &opts, t->dl_tensor.data);
         capsule = PyCapsule_New(t, legacy_name, capsule_legacy_destructor);
         if (capsule == NULL)
             PJPY_NOGIL(t->deleter(t));
@@ -122,19 +195,28 @@ static PyObject *export_buffer(PyObject *obj, PyObject *args, PyObject *kwargs,
     return capsule;
 }
 
-PyObject *pjpy_buffer_dlpack(PyObject *self, PyObject *args, PyObject *kwargs) {
-    return export_buffer(self, args, kwargs, PJDL_EXPORT_SHARE, "__dlpack__");
+PyObject *pjpy_buffer_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
+    return export_buffer(self, args, nargs, kwnames, PJDL_EXPORT_SHARE, "__dlpack__");
 }
 
-PyObject *pjpy_buffer_release_to_dlpack(PyObject *self, PyObject *args, PyObject *kwargs) {
-    return export_buffer(self, args, kwargs, PJDL_EXPORT_TRANSFER, "release_to_dlpack");
+PyObject *pjpy_buffer_release_to_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames) {
+    return export_buffer(self, args, nargs, kwnames, PJDL_EXPORT_TRANSFER, "release_to_dlpack");
 }
 
 PyObject *pjpy_buffer_dlpack_device(PyObject *self, PyObject *unused) {
     (void)unused;
-    DLDevice dl;
-    pjdl_code rc = pjdl_buffer_dl_device(((pjpy_buffer *)self)->buffer, &dl);
-    if (rc != PJDL_OK)
-        return pjpy_raise_exchange(rc);
-    return pjpy_dl_device_tuple(dl);
+    pjpy_buffer *b = (pjpy_buffer *)self;
+    /* A buffer never changes device: the tuple is made once and reused. */
+    if (b->dl_device_tuple == NULL) {
+        DLDevice dl;
+        pjdl_code rc = pjdl_buffer_dl_device(b->buffer, &dl);
+        if (rc != PJDL_OK)
+            return pjpy_raise_exchange(rc);
+        b->dl_device_tuple = pjpy_dl_device_tuple(dl);
+        if (b->dl_device_tuple == NULL)
+            return NULL;
+    }
+    return Py_NewRef(b->dl_device_tuple);
 }

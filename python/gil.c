@@ -51,6 +51,10 @@ int pjpy_may_release_gil(void) {
 }
 
 void pjpy_drain_deferred(void) {
+    /* The common case, an empty queue, costs one relaxed load; an entry
+     * queued concurrently is seen by a later drain or by the pending call. */
+    if (atomic_load_explicit(&queued, memory_order_relaxed) <= 0)
+        return;
     while (atomic_load(&queued) > 0) {
         pthread_mutex_lock(&queue_mu);
         deferred *d = queue_head;

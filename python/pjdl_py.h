@@ -49,6 +49,11 @@ typedef struct {
     PyObject_HEAD PyObject *client; /* pjpy_client */
     pjdl_buffer *buffer;
     PyObject *weakreflist;
+    /* Set (with the GIL) once a plain export was ready and zero-copy, so
+     * that later plain exports cannot block and keep the GIL. */
+    int export_fast;
+    /* The __dlpack_device__ tuple, made on first use; NULL until then. */
+    PyObject *dl_device_tuple;
 } pjpy_buffer;
 
 extern PyTypeObject pjpy_plugin_type;
@@ -178,9 +183,11 @@ PJRT_Buffer_Type pjpy_type_from_format(const char *format, Py_ssize_t itemsize);
 /* --------------------------------------------------------------- DLPack */
 
 /* Buffer methods: __dlpack__, __dlpack_device__, release_to_dlpack. */
-PyObject *pjpy_buffer_dlpack(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *pjpy_buffer_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames);
 PyObject *pjpy_buffer_dlpack_device(PyObject *self, PyObject *unused);
-PyObject *pjpy_buffer_release_to_dlpack(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *pjpy_buffer_release_to_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames);
 
 /* Imports `x` (an object with __dlpack__ or a DLPack capsule) as a Buffer of
  * one of `clients` (or of the client of `target` when it is a Device or
