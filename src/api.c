@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "internal.h"
-#include "slots.h"
 
 typedef struct slot_entry {
     const char *name;
@@ -12,7 +11,9 @@ typedef struct slot_entry {
 } slot_entry;
 
 #define PJDL_SLOT_ENTRY(name) {#name, offsetof(PJRT_Api, name)},
-static const slot_entry slot_table[] = {PJDL_SLOTS(PJDL_SLOT_ENTRY)};
+static const slot_entry slot_table[] = {PJDL_PJRT_API_FOREACH_SLOT(PJDL_SLOT_ENTRY)};
+_Static_assert(sizeof slot_table / sizeof slot_table[0] == PJDL_PJRT_API_NUM_SLOTS,
+               "the slot table names every PJRT_Api slot");
 #undef PJDL_SLOT_ENTRY
 
 bool pjdl_slot_present(const PJRT_Api *api, size_t offset) {
