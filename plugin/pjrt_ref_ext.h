@@ -111,7 +111,8 @@ typedef PJRT_Error *PJRT_Ref_LiveAllocations(PJRT_Ref_LiveAllocations_Args *args
 /* Test-only fault injection: the `nth` allocation from now (1-based, counted
  * process-wide) fails as if the host were out of memory; 0 disables it.
  * `allocations_since_last` reports how many allocations happened since the
- * previous call, which lets a test walk n over every allocation of a scenario. */
+ * previous call, which lets a test walk n over every allocation of a scenario.
+ * Allocations are counted from the first call on (that call reports 0). */
 typedef struct PJRT_Ref_FailAllocation_Args {
     size_t struct_size;
     int64_t nth;

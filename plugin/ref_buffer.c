@@ -9,7 +9,11 @@
 PJRT_Error *ref_shape_init(ref_shape *shape, const char *fn, PJRT_Buffer_Type type,
                            const int64_t *dims, size_t num_dims,
                            const PJRT_Buffer_MemoryLayout *layout) {
-    memset(shape, 0, sizeof(*shape));
+    /* Only the scalars are cleared: the arrays hold num_dims entries each
+     * and clearing all REF_MAX_DIMS of them costs more than a view. */
+    shape->num_dims = 0;
+    shape->num_elements = 0;
+    shape->size = 0;
     PJRT_Error *err = ref_type_size(type, fn, &shape->element_size);
     if (err != NULL)
         return err;
@@ -53,7 +57,8 @@ PJRT_Error *ref_shape_init(ref_shape *shape, const char *fn, PJRT_Buffer_Type ty
 
 PJRT_Error *ref_buffer_new(ref_memory *memory, const ref_shape *shape, ref_mem *mem,
                            PJRT_Event *ready, PJRT_Buffer **out) {
-    PJRT_Buffer *b = ref_alloc(memory->client, sizeof(*b));
+    size_t n = shape->num_dims;
+    PJRT_Buffer *b = ref_alloc(memory->client, sizeof(*b) + 3 * n * sizeof(int64_t));
     if (b == NULL) {
         ref_mem_release(mem);
         ref_event_release(ready);
@@ -64,9 +69,14 @@ PJRT_Error *ref_buffer_new(ref_memory *memory, const ref_shape *shape, ref_mem *
     b->type = shape->type;
     b->element_size = shape->element_size;
     b->num_dims = shape->num_dims;
-    memcpy(b->dims, shape->dims, sizeof(b->dims));
-    memcpy(b->minor_to_major, shape->minor_to_major, sizeof(b->minor_to_major));
-    memcpy(b->strides, shape->strides, sizeof(b->strides));
+    b->dims = b->dim_storage;
+    b->minor_to_major = b->dims + n;
+    b->strides = b->minor_to_major + n;
+    if (n > 0) {
+        memcpy(b->dims, shape->dims, n * sizeof(int64_t));
+        memcpy(b->minor_to_major, shape->minor_to_major, n * sizeof(int64_t));
+        memcpy(b->strides, shape->strides, n * sizeof(int64_t));
+    }
     b->size = shape->size;
     b->ready = ready;
     b->mem = mem;

@@ -13,7 +13,19 @@ PJRT_Event *ref_event_new(void) {
     return event;
 }
 
+/* Every "done, OK" event is this one: creating an already-complete event
+ * is the common case (views, synchronous copies) and needs no allocation.
+ * Its own reference is never dropped, so it is never freed; completing it
+ * again is refused like for any ready event, and callbacks run at once. */
+static PJRT_Event ready_ok = {.refs = 1,
+                              .mu = PTHREAD_MUTEX_INITIALIZER,
+                              .cv = PTHREAD_COND_INITIALIZER,
+                              .ready = true,
+                              .code = PJRT_Error_Code_OK};
+
 PJRT_Event *ref_event_new_ready(PJRT_Error_Code code, const char *message) {
+    if (code == PJRT_Error_Code_OK)
+        return ref_event_retain(&ready_ok);
     PJRT_Event *event = ref_event_new();
     if (event != NULL)
         ref_event_complete(event, code, message);

@@ -135,7 +135,9 @@ struct PJRT_Event {
 
 /* New, not-ready event with one reference; NULL when out of memory. */
 PJRT_Event *ref_event_new(void);
-/* New event already completed with `code` (OK for success). */
+/* An event already completed with `code`. For OK it is a shared, never
+ * freed event (no allocation, never NULL); otherwise a new one, NULL when
+ * out of memory. */
 PJRT_Event *ref_event_new_ready(PJRT_Error_Code code, const char *message);
 PJRT_Event *ref_event_retain(PJRT_Event *event);
 void ref_event_release(PJRT_Event *event);
@@ -278,16 +280,19 @@ struct PJRT_Buffer {
     PJRT_Buffer_Type type;
     size_t element_size;
     size_t num_dims;
-    int64_t dims[REF_MAX_DIMS];
-    int64_t minor_to_major[REF_MAX_DIMS];
-    int64_t strides[REF_MAX_DIMS]; /* byte strides of the dense layout */
-    size_t size;                   /* bytes */
+    /* num_dims entries each, stored after the struct (dim_storage): a
+     * buffer is one small allocation whatever the rank limit. */
+    int64_t *dims;
+    int64_t *minor_to_major;
+    int64_t *strides; /* byte strides of the dense layout */
+    size_t size;      /* bytes */
     PJRT_Event *ready;
     pthread_mutex_t mu;
     bool deleted;
     int64_t external_refs;
     ref_mem *mem;    /* the buffer's own reference; NULL once deleted */
     ref_mem *pinned; /* the reference held while external_refs > 0 */
+    int64_t dim_storage[];
 };
 
 /* Shape of a buffer to create, validated by ref_shape_init. */

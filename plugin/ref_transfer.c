@@ -233,7 +233,7 @@ PJRT_Error *ref_PJRT_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffe
         ref_mem_release(mem);
         return ref_error_oom(fn);
     }
-    memcpy(t->dst_strides, shape.strides, sizeof(t->dst_strides));
+    memcpy(t->dst_strides, shape.strides, shape.num_dims * sizeof(int64_t));
     t->dst_mem = ref_mem_retain(mem);
     t->dst = mem->data;
     if (staging != NULL) {
@@ -271,7 +271,7 @@ PJRT_Error *ref_PJRT_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffe
 static PJRT_Error *host_layout_strides(PJRT_Buffer *b, const PJRT_Buffer_MemoryLayout *layout,
                                        const char *fn, int64_t *strides, size_t *needed) {
     if (layout == NULL) {
-        memcpy(strides, b->strides, sizeof(b->strides));
+        memcpy(strides, b->strides, b->num_dims * sizeof(int64_t));
         *needed = b->size;
         return NULL;
     }
@@ -345,7 +345,7 @@ PJRT_Error *ref_PJRT_Buffer_ToHostBuffer(PJRT_Buffer_ToHostBuffer_Args *args) {
     }
     t->src_mem = src;
     t->src = src->data;
-    memcpy(t->src_strides, b->strides, sizeof(t->src_strides));
+    memcpy(t->src_strides, b->strides, b->num_dims * sizeof(int64_t));
     t->dst = args->dst;
     memcpy(t->dst_strides, dst_strides, sizeof(t->dst_strides));
     t->op.wait = ref_event_retain(b->ready);
@@ -386,15 +386,15 @@ static PJRT_Error *copy_to(PJRT_Buffer *b, ref_memory *dst_memory, const char *f
     }
     ref_shape shape = {
         .type = b->type, .element_size = b->element_size, .num_dims = b->num_dims, .size = b->size};
-    memcpy(shape.dims, b->dims, sizeof(shape.dims));
-    memcpy(shape.minor_to_major, b->minor_to_major, sizeof(shape.minor_to_major));
-    memcpy(shape.strides, b->strides, sizeof(shape.strides));
+    memcpy(shape.dims, b->dims, b->num_dims * sizeof(int64_t));
+    memcpy(shape.minor_to_major, b->minor_to_major, b->num_dims * sizeof(int64_t));
+    memcpy(shape.strides, b->strides, b->num_dims * sizeof(int64_t));
     t->src_mem = src;
     t->src = src->data;
     t->dst_mem = ref_mem_retain(dst);
     t->dst = dst->data;
-    memcpy(t->src_strides, b->strides, sizeof(t->src_strides));
-    memcpy(t->dst_strides, b->strides, sizeof(t->dst_strides));
+    memcpy(t->src_strides, b->strides, b->num_dims * sizeof(int64_t));
+    memcpy(t->dst_strides, b->strides, b->num_dims * sizeof(int64_t));
     t->op.wait = ref_event_retain(b->ready);
     t->ready = ref_event_retain(ready);
     PJRT_Buffer *nb;

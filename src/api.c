@@ -142,7 +142,12 @@ void *pjdl_realloc(void *p, size_t size) {
 }
 
 pjdl_code pjdl_alloc(size_t size, const char *what, void *out) {
-    void *p = injected_failure() ? NULL : calloc(1, size ? size : 1);
+    /* malloc + memset, not calloc: glibc's calloc bypasses the per-thread
+     * cache, which makes it several times slower than this for the small
+     * objects of the hot paths. */
+    void *p = injected_failure() ? NULL : malloc(size ? size : 1);
+    if (p != NULL)
+        memset(p, 0, size);
     if (p == NULL)
         return pjdl_fail(PJDL_RESOURCE_EXHAUSTED, "out of memory allocating %zu bytes for %s", size,
                          what);

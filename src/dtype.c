@@ -1,6 +1,7 @@
 /* PJRT element types <-> DLPack dtypes. */
 #include "dtype.h"
 
+#include <pthread.h>
 #include <stdio.h>
 
 #include "error.h"
@@ -52,6 +53,7 @@ static const pjrt_type_info pjrt_types[] = {
 };
 
 #define NUM_PJRT_TYPES (sizeof pjrt_types / sizeof pjrt_types[0])
+_Static_assert(NUM_PJRT_TYPES <= 256, "dl_to_pjrt stores PJRT types in a byte");
 
 static const pjrt_type_info *pjrt_info(PJRT_Buffer_Type type) {
     if ((unsigned)type >= NUM_PJRT_TYPES || pjrt_types[type].name == NULL)
@@ -189,13 +191,38 @@ pjdl_code pjdl_dtype_to_pjrt(DLDataType dtype, PJRT_Buffer_Type *out) {
     pjdl_code code = pjdl_dl_dtype_check(dtype, &elem_size);
     if (code != PJDL_OK)
         return code;
+    return pjdl_dtype_to_pjrt_checked(dtype, out);
+}
+
+/* pjrt_types inverted: the PJRT type of (DLPack code, log2(bits / 8)), 0
+ * (INVALID) where there is none. Built once from the table above. */
+#define DL_CODES 32
+#define DL_SIZES 5 /* 8, 16, 32, 64, 128 bits */
+static uint8_t dl_to_pjrt[DL_CODES][DL_SIZES];
+static pthread_once_t dl_to_pjrt_once = PTHREAD_ONCE_INIT;
+
+static int size_index(unsigned bits) {
+    for (int i = 0; i < DL_SIZES; i++)
+        if (bits == 8u << i)
+            return i;
+    return -1;
+}
+
+static void dl_to_pjrt_build(void) {
     for (size_t t = 0; t < NUM_PJRT_TYPES; t++) {
         const pjrt_type_info *info = &pjrt_types[t];
-        if (info->name != NULL && info->dl_bits != 0 && info->dl_code == dtype.code &&
-            info->dl_bits == dtype.bits) {
-            *out = (PJRT_Buffer_Type)t;
-            return PJDL_OK;
-        }
+        int k = size_index(info->dl_bits);
+        if (info->name != NULL && info->dl_bits != 0 && info->dl_code < DL_CODES && k >= 0)
+            dl_to_pjrt[info->dl_code][k] = (uint8_t)t;
+    }
+}
+
+pjdl_code pjdl_dtype_to_pjrt_checked(DLDataType dtype, PJRT_Buffer_Type *out) {
+    pthread_once(&dl_to_pjrt_once, dl_to_pjrt_build);
+    int k = size_index(dtype.bits);
+    if (dtype.code < DL_CODES && k >= 0 && dl_to_pjrt[dtype.code][k] != 0) {
+        *out = (PJRT_Buffer_Type)dl_to_pjrt[dtype.code][k];
+        return PJDL_OK;
     }
     char name[PJDL_DTYPE_NAME_MAX];
     return pjdl_fail(PJDL_UNIMPLEMENTED, "DLPack dtype %s has no PJRT element type",

@@ -20,6 +20,11 @@
  * names the dtype. Does not clear or set anything on success. */
 pjdl_code pjdl_dl_dtype_check(DLDataType dtype, size_t *elem_size);
 
+/* pjdl_dtype_to_pjrt for a dtype pjdl_dl_dtype_check accepted: no second
+ * check, and the thread's error is set only on failure (UNIMPLEMENTED: no
+ * PJRT element type). */
+pjdl_code pjdl_dtype_to_pjrt_checked(DLDataType dtype, PJRT_Buffer_Type *out);
+
 /* Writes a readable name of `dtype` into buf (PJDL_DTYPE_NAME_MAX bytes):
  * "float32", "bfloat16", "bool", "float8_e4m3fn", "int4", "float32x4" for
  * lanes, "dtype(code=99, bits=8, lanes=1)" for unknown codes. Returns buf. */

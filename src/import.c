@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dtype.h"
 #include "import.h"
 #include "platform.h"
 
@@ -137,14 +138,23 @@ static pjdl_code job_prepare(import_job *job, const DLTensor *t,
     job->tensor = t;
     code = pjdl_tensor_check(t, &job->layout);
     if (code == PJDL_OK)
-        code = pjdl_dtype_to_pjrt(t->dtype, &job->type);
+        code = pjdl_dtype_to_pjrt_checked(t->dtype, &job->type);
     return code;
 }
 
 static pjdl_code import_any(pjdl_client *const *clients, size_t n, const DLTensor *t,
                             bool read_only, DLManagedTensorVersioned *v, DLManagedTensor *l,
                             const pjdl_import_options *options, pjdl_buffer **out) {
-    import_job job = {.options = PJDL_IMPORT_OPTIONS_INIT, .read_only = read_only};
+    /* Field by field: job.layout has room for PJDL_MAX_RANK dimensions and
+     * pjdl_tensor_check fills only what the tensor has. */
+    import_job job;
+    job.options = (pjdl_import_options)PJDL_IMPORT_OPTIONS_INIT;
+    job.read_only = read_only;
+    job.type = PJRT_Buffer_Type_INVALID;
+    job.client = NULL;
+    job.device = NULL;
+    job.memory = NULL;
+    job.owner = NULL;
     pjdl_code code = job_prepare(&job, t, options);
     if (code == PJDL_OK)
         code = find_target(&job, clients, n);

@@ -6,18 +6,12 @@
 
 /* The producer's tensor and the exactly-once call of its deleter.
  *
- * The deleter runs when both hold: the import succeeded (state LIVE) and
- * PJRT released the memory (released). Whichever of the two comes last
- * calls it. A failed import (state FAILED) never calls it: the caller keeps
- * the tensor. Two references: the import call and PJRT's callback. */
-typedef enum import_state { IMPORT_PENDING, IMPORT_LIVE, IMPORT_FAILED } import_state;
-
+ * The deleter runs when both hold: the import succeeded (LIVE) and PJRT
+ * released the memory (RELEASED). Whichever of the two comes last calls it
+ * and frees the owner. A failed import (FAILED) never calls it: the caller
+ * keeps the tensor. The state is one atomic word (import_owner.c). */
 typedef struct import_owner {
-    pthread_mutex_t mu;
-    pthread_cond_t released_cv;
-    import_state state;
-    bool released;
-    int refs;
+    atomic_uint bits;
     DLManagedTensorVersioned *versioned; /* exactly one of the two is set */
     DLManagedTensor *legacy;
 } import_owner;

@@ -196,21 +196,28 @@ pjdl_code pjdl_tensor_check(const DLTensor *t, pjdl_layout *out) {
     if (t == NULL || out == NULL)
         return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_tensor_check: %s is NULL",
                          t == NULL ? "tensor" : "out");
-    pjdl_layout l;
-    memset(&l, 0, sizeof l);
-    pjdl_code code = check_shape(t, &l);
+    /* Filled in place, arrays only up to ndim: the struct has room for
+     * PJDL_MAX_RANK dimensions, and clearing or copying all of it would cost
+     * more than the rest of an import. */
+    pjdl_layout *l = out;
+    l->ndim = 0;
+    l->lo = l->hi = 0;
+    l->why_strided = NULL;
+    l->why_dim = -1;
+    l->kind = PJDL_LAYOUT_ROW_MAJOR;
+    pjdl_code code = check_shape(t, l);
     if (code != PJDL_OK)
         return code;
-    code = pjdl_dl_dtype_check(t->dtype, &l.elem_size);
+    code = pjdl_dl_dtype_check(t->dtype, &l->elem_size);
     if (code != PJDL_OK)
         return code;
     int64_t nbytes;
-    if (__builtin_mul_overflow((int64_t)l.num_elements, (int64_t)l.elem_size, &nbytes))
+    if (__builtin_mul_overflow((int64_t)l->num_elements, (int64_t)l->elem_size, &nbytes))
         return pjdl_fail(PJDL_INVALID_ARGUMENT,
                          "shape: %llu elements of %zu bytes overflow int64 bytes",
-                         (unsigned long long)l.num_elements, l.elem_size);
-    l.nbytes = (size_t)nbytes;
-    code = check_strides(t, &l);
+                         (unsigned long long)l->num_elements, l->elem_size);
+    l->nbytes = (size_t)nbytes;
+    code = check_strides(t, l);
     if (code != PJDL_OK)
         return code;
     if (t->byte_offset > (uint64_t)INT64_MAX)
@@ -218,25 +225,22 @@ pjdl_code pjdl_tensor_check(const DLTensor *t, pjdl_layout *out) {
                          (unsigned long long)t->byte_offset);
 
     uintptr_t addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
-    size_t align = l.elem_size & (~l.elem_size + 1); /* lowest set bit */
-    l.aligned = addr % align == 0;
-    if (l.num_elements == 0) {
-        l.kind = PJDL_LAYOUT_ROW_MAJOR;
-        l.why_strided = NULL;
-        l.why_dim = -1;
-        l.lo = l.hi = 0;
-        c_order(l.minor_to_major, l.ndim);
-        *out = l;
+    size_t align = l->elem_size & (~l->elem_size + 1); /* lowest set bit */
+    l->aligned = addr % align == 0;
+    if (l->num_elements == 0) {
+        c_order(l->minor_to_major, l->ndim);
         return PJDL_OK;
     }
     if (t->data == NULL)
         return pjdl_fail(PJDL_INVALID_ARGUMENT, "data is NULL for a tensor of %llu elements",
-                         (unsigned long long)l.num_elements);
-    code = check_extent(t, &l);
+                         (unsigned long long)l->num_elements);
+    code = check_extent(t, l);
     if (code != PJDL_OK)
         return code;
-    classify(&l);
-    *out = l;
+    if (t->strides == NULL) /* compact C order by definition */
+        c_order(l->minor_to_major, l->ndim);
+    else
+        classify(l);
     return PJDL_OK;
 }
 

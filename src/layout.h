@@ -65,8 +65,9 @@ typedef struct pjdl_layout {
  * Does not look at the device. Errors: INVALID_ARGUMENT naming the field and
  * its value ("shape[2] is -3: dimensions must be non-negative");
  * UNIMPLEMENTED for a valid dtype the library does not support (lanes > 1,
- * sub-byte types). *out is untouched on failure. Sets the thread's error only
- * on failure. */
+ * sub-byte types). Only the first ndim entries of the arrays are written;
+ * on failure *out holds nothing meaningful. Sets the thread's error only on
+ * failure. */
 pjdl_code pjdl_tensor_check(const DLTensor *t, pjdl_layout *out);
 
 /* Copies the tensor described by `layout` (from pjdl_tensor_check) whose
