@@ -4,7 +4,13 @@
 
 #include "ref_internal.h"
 
-static atomic_llong live_total;
+/* Live allocations attributed to no client, plus those of clients already
+ * freed (none, unless something leaked). A client's own count is in the
+ * client; the process total adds them up over the registry of live clients,
+ * so an allocation pays for one counter, not two. */
+static atomic_long live_unowned;
+static pthread_mutex_t clients_mu = PTHREAD_MUTEX_INITIALIZER;
+static PJRT_Client *clients; /* live clients, linked by alloc_next */
 static atomic_llong alloc_seq; /* allocations since the last fail_nth call */
 static atomic_llong fail_at;   /* 0 = never fail */
 /* Allocations are numbered only once a test has called ref_alloc_fail_nth:
@@ -21,9 +27,29 @@ static bool should_fail(void) {
 }
 
 static void count(PJRT_Client *client, long delta) {
-    atomic_fetch_add(&live_total, delta);
-    if (client != NULL)
-        atomic_fetch_add(&client->live_allocs, delta);
+    atomic_fetch_add(client != NULL ? &client->live_allocs : &live_unowned, delta);
+}
+
+void ref_alloc_register_client(PJRT_Client *client) {
+    pthread_mutex_lock(&clients_mu);
+    client->alloc_prev = NULL;
+    client->alloc_next = clients;
+    if (clients != NULL)
+        clients->alloc_prev = client;
+    clients = client;
+    pthread_mutex_unlock(&clients_mu);
+}
+
+void ref_alloc_unregister_client(PJRT_Client *client) {
+    pthread_mutex_lock(&clients_mu);
+    if (client->alloc_prev != NULL)
+        client->alloc_prev->alloc_next = client->alloc_next;
+    else
+        clients = client->alloc_next;
+    if (client->alloc_next != NULL)
+        client->alloc_next->alloc_prev = client->alloc_prev;
+    atomic_fetch_add(&live_unowned, atomic_exchange(&client->live_allocs, 0));
+    pthread_mutex_unlock(&clients_mu);
 }
 
 void *ref_alloc(PJRT_Client *client, size_t size) {
@@ -70,14 +96,17 @@ char *ref_strndup(PJRT_Client *client, const char *s, size_t len) {
 }
 
 void ref_alloc_reattribute(PJRT_Client *from, PJRT_Client *to) {
-    if (from != NULL)
-        atomic_fetch_sub(&from->live_allocs, 1);
-    if (to != NULL)
-        atomic_fetch_add(&to->live_allocs, 1);
+    count(from, -1);
+    count(to, 1);
 }
 
 int64_t ref_alloc_live_total(void) {
-    return atomic_load(&live_total);
+    pthread_mutex_lock(&clients_mu);
+    int64_t total = atomic_load(&live_unowned);
+    for (PJRT_Client *c = clients; c != NULL; c = c->alloc_next)
+        total += atomic_load(&c->live_allocs);
+    pthread_mutex_unlock(&clients_mu);
+    return total;
 }
 
 int64_t ref_alloc_live_client(const PJRT_Client *client) {

@@ -55,20 +55,16 @@ PJRT_Error *ref_shape_init(ref_shape *shape, const char *fn, PJRT_Buffer_Type ty
     return NULL;
 }
 
-PJRT_Error *ref_buffer_new(ref_memory *memory, const ref_shape *shape, ref_mem *mem,
-                           PJRT_Event *ready, PJRT_Buffer **out) {
+static PJRT_Buffer *buffer_alloc(ref_memory *memory, const ref_shape *shape, int parts) {
     size_t n = shape->num_dims;
     PJRT_Buffer *b = ref_alloc(memory->client, sizeof(*b) + 3 * n * sizeof(int64_t));
-    if (b == NULL) {
-        ref_mem_release(mem);
-        ref_event_release(ready);
-        return ref_error_oom("creating a buffer");
-    }
+    if (b == NULL)
+        return NULL;
     b->client = ref_client_retain(memory->client);
     b->memory = memory;
     b->type = shape->type;
     b->element_size = shape->element_size;
-    b->num_dims = shape->num_dims;
+    b->num_dims = n;
     b->dims = b->dim_storage;
     b->minor_to_major = b->dims + n;
     b->strides = b->minor_to_major + n;
@@ -78,11 +74,54 @@ PJRT_Error *ref_buffer_new(ref_memory *memory, const ref_shape *shape, ref_mem *
         memcpy(b->strides, shape->strides, n * sizeof(int64_t));
     }
     b->size = shape->size;
+    atomic_init(&b->parts, parts);
+    pthread_mutex_init(&b->mu, NULL);
+    return b;
+}
+
+PJRT_Error *ref_buffer_new(ref_memory *memory, const ref_shape *shape, ref_mem *mem,
+                           PJRT_Event *ready, PJRT_Buffer **out) {
+    PJRT_Buffer *b = buffer_alloc(memory, shape, 1);
+    if (b == NULL) {
+        ref_mem_release(mem);
+        ref_event_release(ready);
+        return ref_error_oom("creating a buffer");
+    }
     b->ready = ready;
     b->mem = mem;
-    pthread_mutex_init(&b->mu, NULL);
     *out = b;
     return NULL;
+}
+
+PJRT_Error *ref_buffer_new_view(ref_memory *memory, const ref_shape *shape, void *data,
+                                PJRT_Event *ready, PJRT_Buffer **out) {
+    PJRT_Buffer *b = buffer_alloc(memory, shape, 2);
+    if (b == NULL) {
+        ref_event_release(ready);
+        return ref_error_oom("creating a view");
+    }
+    b->ready = ready;
+    ref_mem *mem = &b->view_mem;
+    atomic_init(&mem->refs, 1);
+    mem->client = b->client; /* the allocation holds the client */
+    mem->memory = memory;
+    mem->data = data;
+    mem->size = shape->size;
+    mem->container = b;
+    b->mem = mem;
+    *out = b;
+    return NULL;
+}
+
+void ref_buffer_release_part(PJRT_Buffer *b) {
+    /* Parts are never added: seeing 1, this is the last one and needs no
+     * atomic write (the common case: a view released by its Destroy). */
+    if (atomic_load_explicit(&b->parts, memory_order_acquire) != 1 &&
+        atomic_fetch_sub_explicit(&b->parts, 1, memory_order_acq_rel) != 1)
+        return;
+    PJRT_Client *client = b->client;
+    ref_free(client, b);
+    ref_client_release(client);
 }
 
 PJRT_Error *ref_check_buffer(PJRT_Buffer *buffer, const char *fn) {
@@ -129,17 +168,17 @@ PJRT_Error *ref_PJRT_Buffer_Destroy(PJRT_Buffer_Destroy_Args *args) {
     PJRT_Buffer *b = args->buffer;
     if (b == NULL)
         return NULL;
-    buffer_delete(b);
-    /* The handle owns its external references: destroying it releases any
-     * that are left, as upstream PJRT does. */
-    ref_mem *pinned = b->pinned;
-    b->pinned = NULL;
+    /* Destroy is the handle's last call: nothing else may use it now, so
+     * its state needs no lock. The handle owns its external references:
+     * destroying it releases any that are left, as upstream PJRT does. */
+    ref_mem *mem = b->mem, *pinned = b->pinned;
+    b->mem = b->pinned = NULL;
+    b->deleted = true;
+    ref_mem_release(mem);
     ref_mem_release(pinned);
     ref_event_release(b->ready);
     pthread_mutex_destroy(&b->mu);
-    PJRT_Client *client = b->client;
-    ref_free(client, b);
-    ref_client_release(client);
+    ref_buffer_release_part(b);
     return NULL;
 }
 

@@ -111,6 +111,7 @@ static void client_free(PJRT_Client *client) {
     for (int i = 0; i < client->num_devices; i++)
         ref_free(NULL, client->devices[i]);
     pthread_mutex_destroy(&client->streams_mu);
+    ref_alloc_unregister_client(client);
     ref_free(NULL, client);
 }
 
@@ -202,6 +203,7 @@ PJRT_Error *ref_PJRT_Client_Create(PJRT_Client_Create_Args *args) {
         return ref_error_oom("PJRT_Client_Create");
     atomic_init(&client->refs, 1);
     atomic_init(&client->live_allocs, 0);
+    ref_alloc_register_client(client);
     atomic_init(&client->destroyed, false);
     atomic_init(&client->transfer_count, 0);
     pthread_mutex_init(&client->streams_mu, NULL);

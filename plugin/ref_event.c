@@ -3,6 +3,17 @@
 
 #include "ref_internal.h"
 
+/* Every "done, OK" event is this one: creating an already-complete event
+ * is the common case (views, synchronous copies) and needs no allocation.
+ * It is not reference counted (retain and release skip it) and never
+ * freed; completing it again is refused like for any ready event, and
+ * callbacks run at once. */
+static PJRT_Event ready_ok = {.refs = 1,
+                              .mu = PTHREAD_MUTEX_INITIALIZER,
+                              .cv = PTHREAD_COND_INITIALIZER,
+                              .ready = true,
+                              .code = PJRT_Error_Code_OK};
+
 PJRT_Event *ref_event_new(void) {
     PJRT_Event *event = ref_alloc(NULL, sizeof(*event));
     if (event == NULL)
@@ -13,19 +24,9 @@ PJRT_Event *ref_event_new(void) {
     return event;
 }
 
-/* Every "done, OK" event is this one: creating an already-complete event
- * is the common case (views, synchronous copies) and needs no allocation.
- * Its own reference is never dropped, so it is never freed; completing it
- * again is refused like for any ready event, and callbacks run at once. */
-static PJRT_Event ready_ok = {.refs = 1,
-                              .mu = PTHREAD_MUTEX_INITIALIZER,
-                              .cv = PTHREAD_COND_INITIALIZER,
-                              .ready = true,
-                              .code = PJRT_Error_Code_OK};
-
 PJRT_Event *ref_event_new_ready(PJRT_Error_Code code, const char *message) {
     if (code == PJRT_Error_Code_OK)
-        return ref_event_retain(&ready_ok);
+        return &ready_ok;
     PJRT_Event *event = ref_event_new();
     if (event != NULL)
         ref_event_complete(event, code, message);
@@ -33,12 +34,13 @@ PJRT_Event *ref_event_new_ready(PJRT_Error_Code code, const char *message) {
 }
 
 PJRT_Event *ref_event_retain(PJRT_Event *event) {
-    atomic_fetch_add(&event->refs, 1);
+    if (event != &ready_ok) /* not counted: threads share no written line */
+        atomic_fetch_add(&event->refs, 1);
     return event;
 }
 
 void ref_event_release(PJRT_Event *event) {
-    if (event == NULL || atomic_fetch_sub(&event->refs, 1) != 1)
+    if (event == NULL || event == &ready_ok || atomic_fetch_sub(&event->refs, 1) != 1)
         return;
     /* Callbacks of an event nobody can complete any more are never run; free
      * their nodes. (A not-ready event is only freed when its producer is gone.) */
@@ -101,6 +103,8 @@ bool ref_event_complete(PJRT_Event *event, PJRT_Error_Code code, const char *mes
 }
 
 PJRT_Error *ref_event_wait(PJRT_Event *event) {
+    if (event == &ready_ok)
+        return NULL;
     pthread_mutex_lock(&event->mu);
     while (!event->ready)
         pthread_cond_wait(&event->cv, &event->mu);
@@ -109,6 +113,8 @@ PJRT_Error *ref_event_wait(PJRT_Event *event) {
 }
 
 bool ref_event_is_ready(PJRT_Event *event) {
+    if (event == &ready_ok)
+        return true;
     pthread_mutex_lock(&event->mu);
     bool ready = event->ready;
     pthread_mutex_unlock(&event->mu);

@@ -59,6 +59,10 @@ char *ref_strndup(PJRT_Client *client, const char *s, size_t len);
 /* Moves the attribution of one live allocation from `from` to `to` (either
  * may be NULL: the process only). */
 void ref_alloc_reattribute(PJRT_Client *from, PJRT_Client *to);
+/* Every client is in the allocation registry from creation to freeing, so
+ * that the process total includes its allocations. */
+void ref_alloc_register_client(PJRT_Client *client);
+void ref_alloc_unregister_client(PJRT_Client *client);
 /* Live allocations in the process / attributed to `client`. */
 int64_t ref_alloc_live_total(void);
 int64_t ref_alloc_live_client(const PJRT_Client *client);
@@ -213,6 +217,7 @@ struct PJRT_Device {
 struct PJRT_Client {
     atomic_long refs;
     atomic_long live_allocs;
+    PJRT_Client *alloc_prev, *alloc_next; /* the registry of ref_alloc.c */
     atomic_bool destroyed;
     ref_platform platform;
     const char *platform_name;
@@ -252,6 +257,10 @@ struct ref_mem {
     void (*on_delete)(void *ptr, void *arg); /* views */
     void *on_delete_arg;
     PJRT_Event *release_event; /* zero-copy host buffers: done_with_host */
+    /* Non-NULL for a view's storage, which lives inside the view's own
+     * allocation (one allocation per view): releasing the last reference
+     * releases the container's allocation instead of freeing this. */
+    PJRT_Buffer *container;
 };
 
 /* Allocates `size` bytes of owned storage in `memory`; RESOURCE_EXHAUSTED
@@ -292,6 +301,10 @@ struct PJRT_Buffer {
     int64_t external_refs;
     ref_mem *mem;    /* the buffer's own reference; NULL once deleted */
     ref_mem *pinned; /* the reference held while external_refs > 0 */
+    /* The allocation is freed when the handle is destroyed and, for a view,
+     * its embedded storage (view_mem) is released too: 1 or 2 parts. */
+    atomic_int parts;
+    ref_mem view_mem;
     int64_t dim_storage[];
 };
 
@@ -315,6 +328,12 @@ PJRT_Error *ref_shape_init(ref_shape *shape, const char *fn, PJRT_Buffer_Type ty
 /* Creates a buffer over `mem` (takes the reference) with `ready` (takes it). */
 PJRT_Error *ref_buffer_new(ref_memory *memory, const ref_shape *shape, ref_mem *mem,
                            PJRT_Event *ready, PJRT_Buffer **out);
+/* Creates a buffer over foreign memory at `data` (a view; the storage
+ * object is part of the buffer's allocation) with `ready` (takes it). */
+PJRT_Error *ref_buffer_new_view(ref_memory *memory, const ref_shape *shape, void *data,
+                                PJRT_Event *ready, PJRT_Buffer **out);
+/* Drops one part of the buffer's allocation (see PJRT_Buffer.parts). */
+void ref_buffer_release_part(PJRT_Buffer *buffer);
 /* Returns a new reference to the buffer's storage, or FAILED_PRECONDITION if
  * the buffer was deleted. */
 PJRT_Error *ref_buffer_acquire(PJRT_Buffer *buffer, const char *fn, ref_mem **out);

@@ -137,7 +137,10 @@ ref_mem *ref_mem_retain(ref_mem *mem) {
 }
 
 void ref_mem_release(ref_mem *mem) {
-    if (mem == NULL || atomic_fetch_sub(&mem->refs, 1) != 1)
+    /* Seeing 1, the caller holds the only reference and nobody can take
+     * another (that needs one): no atomic write needed. */
+    if (mem == NULL || (atomic_load_explicit(&mem->refs, memory_order_acquire) != 1 &&
+                        atomic_fetch_sub_explicit(&mem->refs, 1, memory_order_acq_rel) != 1))
         return;
     ref_memory *memory = mem->memory;
     PJRT_Client *client = mem->client;
@@ -159,6 +162,10 @@ void ref_mem_release(ref_mem *mem) {
     if (mem->release_event != NULL) {
         ref_event_complete(mem->release_event, PJRT_Error_Code_OK, NULL);
         ref_event_release(mem->release_event);
+    }
+    if (mem->container != NULL) {
+        ref_buffer_release_part(mem->container);
+        return;
     }
     ref_free(client, mem);
     ref_client_release(client);

@@ -87,10 +87,9 @@ ref_PJRT_Client_CreateViewOfDeviceBuffer(PJRT_Client_CreateViewOfDeviceBuffer_Ar
     }
     /* The callback is attached only once the view exists: a failed call
      * leaves the memory with the caller and never calls it. */
-    ref_mem *mem;
-    if ((err = ref_mem_wrap(memory, args->device_buffer_ptr, shape.size, NULL, NULL, NULL, &mem)) !=
+    PJRT_Buffer *buffer;
+    if ((err = ref_buffer_new_view(memory, &shape, args->device_buffer_ptr, ready, &buffer)) !=
         NULL) {
-        ref_event_release(ready);
         ref_free(client, op);
         return err;
     }
@@ -99,16 +98,8 @@ ref_PJRT_Client_CreateViewOfDeviceBuffer(PJRT_Client_CreateViewOfDeviceBuffer_Ar
         op->client = client;
         op->event = ref_event_retain(ready);
     }
-    PJRT_Buffer *buffer;
-    if ((err = ref_buffer_new(memory, &shape, mem, ready, &buffer)) != NULL) {
-        if (op != NULL) {
-            ref_event_release(op->event);
-            ref_free(client, op);
-        }
-        return err;
-    }
-    mem->on_delete = args->on_delete_callback;
-    mem->on_delete_arg = args->on_delete_callback_arg;
+    buffer->mem->on_delete = args->on_delete_callback;
+    buffer->mem->on_delete_arg = args->on_delete_callback_arg;
     if (op != NULL)
         ref_stream_enqueue(stream, &op->op);
     args->buffer = buffer;

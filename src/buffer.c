@@ -244,7 +244,10 @@ void pjdl_buffer_retain(pjdl_buffer *buffer) {
 void pjdl_buffer_release(pjdl_buffer *buffer) {
     if (buffer == NULL)
         return;
-    if (atomic_fetch_sub_explicit(&buffer->refs, 1, memory_order_acq_rel) != 1)
+    /* Seeing 1, the caller holds the only reference and nobody can take
+     * another (that needs one): the common case needs no atomic write. */
+    if (atomic_load_explicit(&buffer->refs, memory_order_acquire) != 1 &&
+        atomic_fetch_sub_explicit(&buffer->refs, 1, memory_order_acq_rel) != 1)
         return;
     pjdl_pjrt_buffer_destroy(pjdl_client_api(buffer->client), buffer->buffer);
     pjdl_client_release(buffer->client);

@@ -49,6 +49,9 @@ static pjdl_code find_target(import_job *job, pjdl_client *const *clients, size_
                              "DLDevice {%s, %d}",
                              n, pjdl_dl_device_type_name(job->tensor->device.device_type),
                              (int)job->tensor->device.device_id);
+        job->client = job->device->client;
+        job->target_dl = job->tensor->device; /* found by it */
+        return PJDL_OK;
     }
     job->client = job->device->client;
     return pjdl_device_dl(job->device, job->memory, &job->target_dl);

@@ -67,7 +67,13 @@ void pjdl_import_owner_abandon(import_owner *o) {
 /* PJRT's side is over; calls the deleter when `deleter` and the import
  * succeeded. */
 static void release(import_owner *o, bool deleter) {
-    unsigned old = set_bits(o, OWNER_RELEASED);
+    /* An import call that has decided is done with the owner (finish is its
+     * last step; abandon shows OWNER_WAITER): then no atomic write is
+     * needed to know who is last. The common case: a view released by
+     * pjdl_buffer_release long after its import succeeded. */
+    unsigned old = atomic_load_explicit(&o->bits, memory_order_acquire);
+    if (!(old & (OWNER_LIVE | OWNER_FAILED)) || (old & OWNER_WAITER))
+        old = set_bits(o, OWNER_RELEASED);
     if (old & OWNER_RELEASED)
         return; /* the callback came before a cancel: already done */
     if (!(old & (OWNER_LIVE | OWNER_FAILED)))
