@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "import.h"
 #include "internal.h"
 
 void pjdl_pjrt_buffer_destroy(const PJRT_Api *api, PJRT_Buffer *buffer) {
@@ -150,11 +151,13 @@ static pjdl_code buffer_fill(pjdl_buffer *b) {
     return code;
 }
 
-/* A buffer object with its dimensions, not yet filled. */
+/* A buffer object with its dimensions, not yet filled; with room for the
+ * owner of an imported tensor after the struct when `owner` is set. */
 static pjdl_code buffer_new(pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_Type type,
-                            const int64_t *dims, size_t ndim, pjdl_buffer **out) {
+                            const int64_t *dims, size_t ndim, bool owner, pjdl_buffer **out) {
     pjdl_buffer *b = NULL;
-    pjdl_code code = pjdl_alloc(sizeof *b + 2 * ndim * sizeof(int64_t), "a buffer", &b);
+    size_t head = sizeof *b + (owner ? sizeof(import_owner) : 0);
+    pjdl_code code = pjdl_alloc(head + 2 * ndim * sizeof(int64_t), "a buffer", &b);
     if (code != PJDL_OK)
         return code;
     atomic_init(&b->refs, 1);
@@ -164,7 +167,8 @@ static pjdl_code buffer_new(pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_
     b->buffer = pjrt;
     b->type = type;
     b->ndim = ndim;
-    b->dims = (int64_t *)(b + 1);
+    b->view_owner = owner ? (import_owner *)(b + 1) : NULL;
+    b->dims = (int64_t *)((char *)b + head);
     b->strides = b->dims + ndim;
     if (ndim)
         memcpy(b->dims, dims, ndim * sizeof *dims);
@@ -172,10 +176,14 @@ static pjdl_code buffer_new(pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_
     return PJDL_OK;
 }
 
-static void buffer_discard(pjdl_buffer *b) {
+void pjdl_buffer_free_block(pjdl_buffer *b) {
     pthread_mutex_destroy(&b->mu);
     free(b->layout_error);
     free(b);
+}
+
+static void buffer_discard(pjdl_buffer *b) {
+    pjdl_buffer_free_block(b);
 }
 
 pjdl_code pjdl_buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer **out) {
@@ -185,7 +193,7 @@ pjdl_code pjdl_buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer 
     pjdl_code code = read_type_and_dims(client->plugin, pjrt, &type, &dims, &ndim);
     pjdl_buffer *b = NULL;
     if (code == PJDL_OK)
-        code = buffer_new(client, pjrt, type, dims, ndim, &b);
+        code = buffer_new(client, pjrt, type, dims, ndim, false, &b);
     if (code != PJDL_OK)
         return code;
     code = buffer_fill(b);
@@ -198,13 +206,12 @@ pjdl_code pjdl_buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer 
     return PJDL_OK;
 }
 
-pjdl_code pjdl_buffer_adopt_view(pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_Type type,
-                                 const int64_t *dims, size_t ndim, const int64_t *minor_to_major,
-                                 pjdl_device *device, pjdl_memory *memory, pjdl_buffer **out) {
-    if (pjdl_pjrt_type_size(type) == 0)
-        return pjdl_buffer_adopt(client, pjrt, out);
+pjdl_code pjdl_buffer_new_view(pjdl_client *client, PJRT_Buffer_Type type, const int64_t *dims,
+                               size_t ndim, const int64_t *minor_to_major, pjdl_device *device,
+                               pjdl_memory *memory, DLManagedTensorVersioned *versioned,
+                               DLManagedTensor *legacy, pjdl_buffer **out) {
     pjdl_buffer *b = NULL;
-    pjdl_code code = buffer_new(client, pjrt, type, dims, ndim, &b);
+    pjdl_code code = buffer_new(client, NULL, type, dims, ndim, true, &b);
     if (code != PJDL_OK)
         return code;
     code = compute_size(b);
@@ -223,9 +230,14 @@ pjdl_code pjdl_buffer_adopt_view(pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Bu
         b->strides[d] = (int64_t)stride;
         stride *= b->dims[d] > 0 ? (uint64_t)b->dims[d] : 1;
     }
-    pjdl_client_retain(client);
+    pjdl_import_owner_init(b->view_owner, versioned, legacy, b);
     *out = b;
     return PJDL_OK;
+}
+
+void pjdl_buffer_view_created(pjdl_buffer *b, PJRT_Buffer *pjrt) {
+    b->buffer = pjrt;
+    pjdl_client_retain(b->client);
 }
 
 pjdl_code pjdl_buffer_wrap(pjdl_client *client, PJRT_Buffer *pjrt_buffer, pjdl_buffer **out) {
@@ -251,9 +263,12 @@ void pjdl_buffer_release(pjdl_buffer *buffer) {
         return;
     pjdl_pjrt_buffer_destroy(pjdl_client_api(buffer->client), buffer->buffer);
     pjdl_client_release(buffer->client);
-    pthread_mutex_destroy(&buffer->mu);
-    free(buffer->layout_error);
-    free(buffer);
+    /* An imported view's allocation also holds the owner of the producer's
+     * tensor, which may still wait for PJRT to release the memory. */
+    if (buffer->view_owner != NULL)
+        pjdl_import_owner_unhold(buffer->view_owner);
+    else
+        pjdl_buffer_free_block(buffer);
 }
 
 pjdl_code pjdl_buffer_check_live_locked(const pjdl_buffer *buffer) {

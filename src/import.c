@@ -95,37 +95,71 @@ static bool plugin_refused(pjdl_code code) {
     return code == PJDL_UNIMPLEMENTED || code == PJDL_INVALID_ARGUMENT;
 }
 
-/* A view when possible, else a copy when allowed; job->owner is set on
- * success and still pending. */
+/* A zero-copy view in a buffer made beforehand: its allocation holds the
+ * owner the view's release callback needs. */
+static pjdl_code import_as_view(import_job *job, DLManagedTensorVersioned *v, DLManagedTensor *l,
+                                pjdl_buffer **out) {
+    pjdl_buffer *b = NULL;
+    pjdl_code code =
+        pjdl_buffer_new_view(job->client, job->type, job->tensor->shape, (size_t)job->tensor->ndim,
+                             job->layout.minor_to_major, job->device, job->memory, v, l, &b);
+    if (code != PJDL_OK)
+        return code;
+    job->owner = b->view_owner;
+    PJRT_Buffer *pjrt = NULL;
+    code = pjdl_import_view(job, &pjrt);
+    if (code != PJDL_OK) {
+        pjdl_import_owner_finish(job->owner, false); /* frees b */
+        job->owner = NULL;
+        return code;
+    }
+    pjdl_buffer_view_created(b, pjrt);
+    pjdl_import_owner_finish(job->owner, true);
+    *out = b;
+    return PJDL_OK;
+}
+
+/* A copy into a new PJRT buffer, then adopted (its metadata read back). */
+static pjdl_code import_as_copy(import_job *job, DLManagedTensorVersioned *v, DLManagedTensor *l,
+                                pjdl_buffer **out) {
+    pjdl_code code = pjdl_import_owner_new(v, l, &job->owner);
+    if (code != PJDL_OK)
+        return code;
+    PJRT_Buffer *pjrt = NULL;
+    code = pjdl_import_copy(job, &pjrt);
+    if (code != PJDL_OK) {
+        pjdl_import_owner_finish(job->owner, false);
+        job->owner = NULL;
+        return code;
+    }
+    code = pjdl_buffer_adopt(job->client, pjrt, out);
+    if (code == PJDL_OK) {
+        pjdl_import_owner_finish(job->owner, true);
+        return PJDL_OK;
+    }
+    /* The caller keeps the tensor: once PJRT has let go of it, and without
+     * its deleter being called. */
+    pjdl_pjrt_buffer_destroy(job->client->plugin->api, pjrt);
+    pjdl_import_owner_abandon(job->owner);
+    return code;
+}
+
+/* A view when possible, else a copy when allowed. */
 static pjdl_code import_pjrt(import_job *job, DLManagedTensorVersioned *v, DLManagedTensor *l,
-                             PJRT_Buffer **out, bool *viewed) {
+                             pjdl_buffer **out) {
     pjdl_code code;
     char plugin_why[512];
     const char *why = view_obstacle(job, &code);
     if (why == NULL) {
-        if ((code = pjdl_import_owner_new(v, l, &job->owner)) != PJDL_OK)
-            return code;
-        code = pjdl_import_view(job, out);
-        *viewed = code == PJDL_OK;
-        if (code == PJDL_OK)
-            return PJDL_OK;
-        pjdl_import_owner_finish(job->owner, false);
-        job->owner = NULL;
-        if (!plugin_refused(code))
+        code = import_as_view(job, v, l, out);
+        if (code == PJDL_OK || !plugin_refused(code))
             return code;
         snprintf(plugin_why, sizeof plugin_why, "%s", pjdl_last_error());
         why = plugin_why;
     }
     if ((code = check_copy(job, code, why)) != PJDL_OK)
         return code;
-    if ((code = pjdl_import_owner_new(v, l, &job->owner)) != PJDL_OK)
-        return code;
-    code = pjdl_import_copy(job, out);
-    if (code != PJDL_OK) {
-        pjdl_import_owner_finish(job->owner, false);
-        job->owner = NULL;
-    }
-    return code;
+    return import_as_copy(job, v, l, out);
 }
 
 static pjdl_code job_prepare(import_job *job, const DLTensor *t,
@@ -161,27 +195,8 @@ static pjdl_code import_any(pjdl_client *const *clients, size_t n, const DLTenso
     pjdl_code code = job_prepare(&job, t, options);
     if (code == PJDL_OK)
         code = find_target(&job, clients, n);
-    PJRT_Buffer *pjrt = NULL;
-    bool viewed = false;
     if (code == PJDL_OK)
-        code = import_pjrt(&job, v, l, &pjrt, &viewed);
-    if (code != PJDL_OK)
-        return code;
-    /* A view has the metadata the library gave it: no need to ask. */
-    if (viewed)
-        code = pjdl_buffer_adopt_view(job.client, pjrt, job.type, job.tensor->shape,
-                                      (size_t)job.tensor->ndim, job.layout.minor_to_major,
-                                      job.device, job.memory, out);
-    else
-        code = pjdl_buffer_adopt(job.client, pjrt, out);
-    if (code == PJDL_OK) {
-        pjdl_import_owner_finish(job.owner, true);
-        return PJDL_OK;
-    }
-    /* The caller keeps the tensor: once PJRT has let go of it, and without
-     * its deleter being called. */
-    pjdl_pjrt_buffer_destroy(job.client->plugin->api, pjrt);
-    pjdl_import_owner_abandon(job.owner);
+        code = import_pjrt(&job, v, l, out);
     return code;
 }
 

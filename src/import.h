@@ -7,13 +7,20 @@
 /* The producer's tensor and the exactly-once call of its deleter.
  *
  * The deleter runs when both hold: the import succeeded (LIVE) and PJRT
- * released the memory (RELEASED). Whichever of the two comes last calls it
- * and frees the owner. A failed import (FAILED) never calls it: the caller
- * keeps the tensor. The state is one atomic word (import_owner.c). */
+ * released the memory (RELEASED). Whichever of the two comes last calls it.
+ * A failed import (FAILED) never calls it: the caller keeps the tensor. The
+ * state is one atomic word (import_owner.c).
+ *
+ * A view's owner lives in its pjdl_buffer's allocation (container): that
+ * allocation is freed when PJRT released the memory and the buffer was
+ * released (pjdl_import_owner_unhold), whichever is last. A copy's owner is
+ * an allocation of its own, freed when the import decided and PJRT
+ * released the source. */
 typedef struct import_owner {
     atomic_uint bits;
     DLManagedTensorVersioned *versioned; /* exactly one of the two is set */
     DLManagedTensor *legacy;
+    pjdl_buffer *container; /* NULL: the owner is its own allocation */
 } import_owner;
 
 /* What the import works on. */
@@ -40,6 +47,12 @@ static inline void *pjdl_import_data(const import_job *job) {
 
 pjdl_code pjdl_import_owner_new(DLManagedTensorVersioned *v, DLManagedTensor *l,
                                 import_owner **out);
+/* Sets up an owner that lives inside `container`'s allocation. */
+void pjdl_import_owner_init(import_owner *owner, DLManagedTensorVersioned *v, DLManagedTensor *l,
+                            pjdl_buffer *container);
+/* The container buffer is gone (its last reference was released): frees
+ * the allocation now, or lets PJRT's release do it. */
+void pjdl_import_owner_unhold(import_owner *owner);
 /* Marks the outcome and drops the import call's reference; on success calls
  * the deleter if PJRT already released the memory. */
 void pjdl_import_owner_finish(import_owner *owner, bool success);

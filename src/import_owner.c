@@ -5,7 +5,8 @@
  * if the import succeeded, frees the owner). No lock on the common path.
  * Only a failed import whose memory PJRT still holds waits, on one
  * process-wide condition variable (rare: a plugin that fails after taking
- * the memory). */
+ * the memory). A view's owner is freed with its buffer's allocation, so
+ * the buffer holds it (OWNER_HELD) until its own last release. */
 #include <stdlib.h>
 
 #include "import.h"
@@ -15,10 +16,19 @@ enum {
     OWNER_FAILED = 2u,   /* the import failed; the caller keeps the tensor */
     OWNER_RELEASED = 4u, /* PJRT no longer needs the memory (or never will call) */
     OWNER_WAITER = 8u,   /* abandon() waits for OWNER_RELEASED */
+    OWNER_HELD = 16u,    /* the container buffer is still in use */
 };
 
 static pthread_mutex_t waiters_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t waiters_cv = PTHREAD_COND_INITIALIZER;
+
+void pjdl_import_owner_init(import_owner *o, DLManagedTensorVersioned *v, DLManagedTensor *l,
+                            pjdl_buffer *container) {
+    atomic_init(&o->bits, 0u);
+    o->versioned = v;
+    o->legacy = l;
+    o->container = container;
+}
 
 pjdl_code pjdl_import_owner_new(DLManagedTensorVersioned *v, DLManagedTensor *l,
                                 import_owner **out) {
@@ -26,18 +36,34 @@ pjdl_code pjdl_import_owner_new(DLManagedTensorVersioned *v, DLManagedTensor *l,
     pjdl_code code = pjdl_alloc(sizeof *o, "an imported tensor", &o);
     if (code != PJDL_OK)
         return code;
-    atomic_init(&o->bits, 0u);
-    o->versioned = v;
-    o->legacy = l;
+    pjdl_import_owner_init(o, v, l, NULL);
     *out = o;
     return PJDL_OK;
 }
 
-static void call_deleter(const import_owner *o) {
-    if (o->versioned != NULL && o->versioned->deleter != NULL)
-        o->versioned->deleter(o->versioned);
-    else if (o->legacy != NULL && o->legacy->deleter != NULL)
-        o->legacy->deleter(o->legacy);
+static void owner_free(import_owner *o) {
+    if (o->container != NULL)
+        pjdl_buffer_free_block(o->container);
+    else
+        free(o);
+}
+
+/* The deleter of the tensor, taken before the step that may let the other
+ * side free the owner. */
+typedef struct deleter {
+    DLManagedTensorVersioned *versioned;
+    DLManagedTensor *legacy;
+} deleter;
+
+static deleter deleter_of(const import_owner *o) {
+    return (deleter){o->versioned, o->legacy};
+}
+
+static void call_deleter(deleter d) {
+    if (d.versioned != NULL && d.versioned->deleter != NULL)
+        d.versioned->deleter(d.versioned);
+    else if (d.legacy != NULL && d.legacy->deleter != NULL)
+        d.legacy->deleter(d.legacy);
 }
 
 static unsigned set_bits(import_owner *o, unsigned bits) {
@@ -45,12 +71,15 @@ static unsigned set_bits(import_owner *o, unsigned bits) {
 }
 
 void pjdl_import_owner_finish(import_owner *o, bool success) {
-    unsigned old = set_bits(o, success ? OWNER_LIVE : OWNER_FAILED);
+    unsigned held = success && o->container != NULL ? OWNER_HELD : 0;
+    deleter d = deleter_of(o);
+    unsigned old = set_bits(o, (success ? OWNER_LIVE : OWNER_FAILED) | held);
     if (!(old & OWNER_RELEASED))
         return; /* PJRT's release finishes */
     if (success)
-        call_deleter(o);
-    free(o);
+        call_deleter(d);
+    if (!held)
+        owner_free(o);
 }
 
 void pjdl_import_owner_abandon(import_owner *o) {
@@ -61,18 +90,28 @@ void pjdl_import_owner_abandon(import_owner *o) {
             pthread_cond_wait(&waiters_cv, &waiters_mu);
         pthread_mutex_unlock(&waiters_mu);
     }
-    free(o);
+    owner_free(o);
 }
 
-/* PJRT's side is over; calls the deleter when `deleter` and the import
- * succeeded. */
-static void release(import_owner *o, bool deleter) {
-    /* An import call that has decided is done with the owner (finish is its
-     * last step; abandon shows OWNER_WAITER): then no atomic write is
-     * needed to know who is last. The common case: a view released by
-     * pjdl_buffer_release long after its import succeeded. */
+void pjdl_import_owner_unhold(import_owner *o) {
+    /* PJRT's release, once seen, is over: no atomic write needed. */
     unsigned old = atomic_load_explicit(&o->bits, memory_order_acquire);
-    if (!(old & (OWNER_LIVE | OWNER_FAILED)) || (old & OWNER_WAITER))
+    if (!(old & OWNER_RELEASED))
+        old = atomic_fetch_and_explicit(&o->bits, ~(unsigned)OWNER_HELD, memory_order_acq_rel);
+    if (old & OWNER_RELEASED)
+        owner_free(o);
+}
+
+/* PJRT's side is over; calls the deleter when `with_deleter` and the
+ * import succeeded. */
+static void release(import_owner *o, bool with_deleter) {
+    deleter d = deleter_of(o);
+    /* When the import call has decided and nothing else still uses the
+     * owner (no waiting abandon, no live container), this is the last
+     * step: no atomic write is needed to know it. The common case: a copy
+     * whose source the plugin read after the import returned. */
+    unsigned old = atomic_load_explicit(&o->bits, memory_order_acquire);
+    if (!(old & (OWNER_LIVE | OWNER_FAILED)) || (old & (OWNER_WAITER | OWNER_HELD)))
         old = set_bits(o, OWNER_RELEASED);
     if (old & OWNER_RELEASED)
         return; /* the callback came before a cancel: already done */
@@ -86,9 +125,10 @@ static void release(import_owner *o, bool deleter) {
         pthread_mutex_unlock(&waiters_mu);
         return;
     }
-    if (deleter && (old & OWNER_LIVE))
-        call_deleter(o);
-    free(o);
+    if (with_deleter && (old & OWNER_LIVE))
+        call_deleter(d);
+    if (!(old & OWNER_HELD))
+        owner_free(o);
 }
 
 void pjdl_import_owner_release(import_owner *o) {

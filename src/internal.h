@@ -149,10 +149,12 @@ struct pjdl_buffer {
     atomic_long refs; /* user references plus one per live export */
     pjdl_client *client;
     PJRT_Buffer *buffer;
-    pthread_mutex_t mu; /* guards the state flags below */
-    bool deleted;       /* pjdl_buffer_delete */
-    bool transferred;   /* a transfer-mode export */
-    atomic_bool ready;  /* the ready event completed without error */
+    pthread_mutex_t mu; /* serializes changes of the state flags below */
+    /* Atomic so that a shared export can check them without taking mu;
+     * they are only changed with mu held. */
+    atomic_bool deleted;     /* pjdl_buffer_delete */
+    atomic_bool transferred; /* a transfer-mode export */
+    atomic_bool ready;       /* the ready event completed without error */
     PJRT_Buffer_Type type;
     size_t elem_size; /* 0 for sub-byte types */
     size_t size_bytes;
@@ -164,25 +166,50 @@ struct pjdl_buffer {
     size_t ndim;
     int64_t *dims;    /* ndim entries; points into the allocation */
     int64_t *strides; /* ndim entries, element strides */
+    /* An imported view: the owner of the producer's tensor, in the same
+     * allocation (import.h); NULL otherwise. */
+    struct import_owner *view_owner;
+    /* What every zero-copy export of this buffer hands out and cannot
+     * change while the buffer is live: the data pointer and the DLPack
+     * dtype, asked once (export.c explains why the pointer may be kept).
+     * Written once with mu held, then export_known is set (release); read
+     * without the lock after export_known is seen set (acquire). */
+    atomic_bool export_known;
+    void *export_data;
+    DLDataType export_dtype;
 };
 
 /* Wraps `pjrt` (which becomes owned on success only) reading its metadata. */
 pjdl_code pjdl_buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer **out);
 
-/* The same for a view the library just created (an import) with exactly this
+/* A buffer for a view an import is about to create with exactly this
  * metadata: element type, dims, the dense layout as PJRT minor_to_major (a
  * permutation of 0..ndim-1), device and memory (NULL: the device's
- * default). Nothing is read back from the plugin. */
-pjdl_code pjdl_buffer_adopt_view(pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_Type type,
-                                 const int64_t *dims, size_t ndim, const int64_t *minor_to_major,
-                                 pjdl_device *device, pjdl_memory *memory, pjdl_buffer **out);
+ * default). Its allocation holds the owner of the producer's tensor
+ * (view_owner, for the view's release callback); nothing is read back from
+ * the plugin. pjdl_buffer_view_created completes it with the PJRT buffer;
+ * until then the owner's protocol decides when it is freed (import.h). */
+pjdl_code pjdl_buffer_new_view(pjdl_client *client, PJRT_Buffer_Type type, const int64_t *dims,
+                               size_t ndim, const int64_t *minor_to_major, pjdl_device *device,
+                               pjdl_memory *memory, DLManagedTensorVersioned *versioned,
+                               DLManagedTensor *legacy, pjdl_buffer **out);
+void pjdl_buffer_view_created(pjdl_buffer *buffer, PJRT_Buffer *pjrt);
+/* Frees the buffer's allocation (no PJRT or client work). */
+void pjdl_buffer_free_block(pjdl_buffer *buffer);
 
-/* FAILED_PRECONDITION when the buffer was deleted or transferred. Call with
- * buffer->mu held. */
+/* FAILED_PRECONDITION when the buffer was deleted or transferred. With
+ * buffer->mu held the answer stays true until it is released; without it
+ * (the flags are atomic) it is a snapshot, for callers that tolerate a
+ * concurrent delete (a shared export: its pin then fails). */
 pjdl_code pjdl_buffer_check_live_locked(const pjdl_buffer *buffer);
 
 /* Waits for the ready event unless known ready (honours the timeout). */
 pjdl_code pjdl_buffer_wait_ready(pjdl_buffer *buffer);
+
+/* The plugin's data pointer (OpaqueDeviceMemoryDataPointer, else
+ * UnsafePointer), asked every time: pjdl_buffer_data_pointer without its
+ * argument checks. Leaves the thread's error alone on success. */
+pjdl_code pjdl_buffer_query_data(pjdl_buffer *buffer, void **out);
 
 /* Copies the contents, compact row-major, into dst (size_bytes bytes), no
  * state checks. */

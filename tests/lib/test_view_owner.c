@@ -1,0 +1,121 @@
+/* The owner of an imported view lives in the view's buffer allocation: the
+ * producer's deleter runs when PJRT releases the memory, which may be
+ * before the buffer goes (pjdl_buffer_delete) or after it (the plugin still
+ * reads the memory), and the allocation is freed by whichever is last. */
+#include <time.h>
+
+#include "lib_util.h"
+
+static int64_t process_live(pjdl_plugin *plugin) {
+    PJRT_Ref_LiveAllocations_Args a = {.struct_size = PJRT_Ref_LiveAllocations_Args_STRUCT_SIZE};
+    assert_null(lib_ref_ext(plugin)->live_allocations(&a));
+    return a.process_allocations;
+}
+
+static pjdl_buffer *import_view(pjdl_client *client, DLManagedTensorVersioned *t) {
+    pjdl_import_options o = PJDL_IMPORT_OPTIONS_INIT;
+    o.copy = PJDL_COPY_NEVER;
+    pjdl_buffer *b = NULL;
+    LIB_OK(pjdl_import(&client, 1, t, &o, &b));
+    return b;
+}
+
+/* pjdl_buffer_delete hands the memory back at once: the deleter runs then,
+ * while the buffer object lives on; its release later frees the rest. */
+static void delete_before_release(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *client = lib_client(plugin, "cpu");
+    int64_t before = process_live(plugin);
+    float data[12] = {0};
+    const int64_t shape[] = {3, 4};
+    lib_tensor t;
+    lib_tensor_init(&t, data, lib_dtype(kDLFloat, 32), 2, shape, NULL);
+    pjdl_buffer *b = import_view(client, &t.v);
+    assert_int_equal(t.deleted, 0);
+    LIB_OK(pjdl_buffer_delete(b));
+    assert_int_equal(t.deleted, 1);
+    assert_true(pjdl_buffer_is_deleted(b));
+    pjdl_buffer_release(b);
+    assert_int_equal(t.deleted, 1);
+    assert_int_equal(process_live(plugin), before);
+    pjdl_client_release(client);
+    pjdl_plugin_release(plugin);
+}
+
+/* Counts the calls of an exported tensor's deleter. */
+static void (*export_deleter)(DLManagedTensorVersioned *);
+static int export_deletions;
+
+static void counting_deleter(DLManagedTensorVersioned *self) {
+    __atomic_fetch_add(&export_deletions, 1, __ATOMIC_SEQ_CST);
+    export_deleter(self);
+}
+
+/* The buffer goes while the plugin still reads the view's memory (a slow
+ * device-to-host copy): the deleter runs once the copy let go of it, on the
+ * plugin's thread, and nothing leaks. */
+static void release_while_plugin_reads(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_option opts[2] = {{.name = "platform", .type = PJDL_OPTION_STRING},
+                           {.name = "transfer_delay_us", .type = PJDL_OPTION_INT64}};
+    opts[0].value.string_value = "xpu";
+    opts[1].value.int64_value = 20000;
+    pjdl_client *client = NULL;
+    LIB_OK(pjdl_client_create(plugin, opts, 2, &client));
+    int64_t before = process_live(plugin);
+    float host[64], back[64];
+    for (int i = 0; i < 64; i++)
+        host[i] = (float)i - 7.5f;
+    const int64_t dims[] = {8, 8};
+    pjdl_buffer *dev = NULL;
+    LIB_OK(pjdl_buffer_from_host(client, host, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &dev));
+    LIB_OK(pjdl_buffer_await(dev));
+    /* A device tensor (kDLOneAPI) viewed again: the view's memory is the
+     * device buffer's, pinned by the export until the view lets go. */
+    DLManagedTensorVersioned *t = NULL;
+    LIB_OK(pjdl_buffer_export(dev, NULL, &t));
+    export_deleter = t->deleter;
+    t->deleter = counting_deleter;
+    export_deletions = 0;
+    pjdl_buffer *view = import_view(client, t);
+
+    const PJRT_Api *api = pjdl_plugin_api(plugin);
+    PJRT_Buffer *raw = NULL;
+    LIB_OK(pjdl_buffer_pjrt(view, &raw));
+    PJRT_Buffer_ToHostBuffer_Args th = {.struct_size = PJRT_Buffer_ToHostBuffer_Args_STRUCT_SIZE,
+                                        .src = raw,
+                                        .dst = back,
+                                        .dst_size = sizeof back};
+    assert_null(api->PJRT_Buffer_ToHostBuffer(&th));
+    assert_non_null(th.event);
+    pjdl_buffer_release(view); /* the copy still holds the memory */
+
+    PJRT_Event_Await_Args aw = {.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE,
+                                .event = th.event};
+    assert_null(api->PJRT_Event_Await(&aw));
+    PJRT_Event_Destroy_Args ed = {.struct_size = PJRT_Event_Destroy_Args_STRUCT_SIZE,
+                                  .event = th.event};
+    assert_null(api->PJRT_Event_Destroy(&ed));
+    assert_memory_equal(back, host, sizeof host);
+    /* The copy's completion and the release of its hold on the memory may
+     * be a moment apart on the plugin's thread: wait for the deleter. */
+    for (int i = 0; i < 10000 && __atomic_load_n(&export_deletions, __ATOMIC_SEQ_CST) == 0; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    assert_int_equal(__atomic_load_n(&export_deletions, __ATOMIC_SEQ_CST), 1);
+    pjdl_buffer_release(dev);
+    assert_int_equal(process_live(plugin), before);
+    pjdl_client_release(client);
+    pjdl_plugin_release(plugin);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(delete_before_release),
+        cmocka_unit_test(release_while_plugin_reads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
