@@ -170,6 +170,13 @@ pjdl_code pjdl_buffer_data_pointer(pjdl_buffer *buffer, void **out) {
     if (buffer == NULL || out == NULL)
         return pjdl_fail(PJDL_INVALID_ARGUMENT,
                          "pjdl_buffer_data_pointer: buffer and out must not be NULL");
+    /* Asked of the plugin every time: nothing pins the memory here, so a
+     * kept pointer could outlive a PJRT_Buffer_Delete made on the raw
+     * handle; the plugin's answer fails then. */
+    return pjdl_buffer_query_data(buffer, out);
+}
+
+pjdl_code pjdl_buffer_query_data(pjdl_buffer *buffer, void **out) {
     const pjdl_plugin *p = buffer->client->plugin;
     if (PJDL_HAS(p, PJRT_Buffer_OpaqueDeviceMemoryDataPointer)) {
         PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args a = {

@@ -3,7 +3,13 @@
  * One allocation per exported tensor holds the DLPack struct, its shape and
  * strides. A zero-copy export pins the PJRT buffer with the external
  * reference count and holds a reference to the pjdl_buffer; the deleter
- * undoes both. A copy owns a 64-byte-aligned host allocation instead. */
+ * undoes both. A copy owns a 64-byte-aligned host allocation instead.
+ *
+ * The common case, a shared zero-copy export of a buffer known ready, takes
+ * no lock of its own and calls the plugin only to pin (and, in the deleter,
+ * to unpin): the state flags are read atomically, readiness is remembered by
+ * the buffer, and the data pointer and dtype are kept by the buffer after
+ * the first such export (see known_data). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,20 +32,36 @@ typedef struct export_plan {
     uint64_t flags;
 } export_plan;
 
+/* Whether the table has both external-reference slots: pjdl_slot_present's
+ * test, inline, as every export and every deleter asks. */
+static bool has_pin_slots(const PJRT_Api *api) {
+    const size_t end = offsetof(PJRT_Api, PJRT_Buffer_DecreaseExternalReferenceCount) +
+                       sizeof api->PJRT_Buffer_DecreaseExternalReferenceCount;
+    _Static_assert(offsetof(PJRT_Api, PJRT_Buffer_IncreaseExternalReferenceCount) <
+                       offsetof(PJRT_Api, PJRT_Buffer_DecreaseExternalReferenceCount),
+                   "the decrease slot ends the pair");
+    return api->struct_size >= end && api->PJRT_Buffer_IncreaseExternalReferenceCount != NULL &&
+           api->PJRT_Buffer_DecreaseExternalReferenceCount != NULL;
+}
+
+/* Drops the pin taken by pin(), which found both slots present. */
 static void unpin(pjdl_buffer *b) {
     const PJRT_Api *api = pjdl_client_api(b->client);
     PJRT_Buffer_DecreaseExternalReferenceCount_Args args = {
         .struct_size = PJRT_Buffer_DecreaseExternalReferenceCount_Args_STRUCT_SIZE,
         .buffer = b->buffer};
-    if (pjdl_slot_present(api, offsetof(PJRT_Api, PJRT_Buffer_DecreaseExternalReferenceCount)))
-        pjdl_drop_error(api, api->PJRT_Buffer_DecreaseExternalReferenceCount(&args));
+    PJRT_Error *error = api->PJRT_Buffer_DecreaseExternalReferenceCount(&args);
+    if (error != NULL)
+        pjdl_drop_error(api, error);
 }
 
 static void export_free(export_ctx *ctx) {
     if (ctx->pinned)
         unpin(ctx->buffer);
-    pjdl_buffer_release(ctx->buffer);
-    free(ctx->host_data);
+    if (ctx->buffer != NULL)
+        pjdl_buffer_release(ctx->buffer);
+    if (ctx->host_data != NULL)
+        free(ctx->host_data);
     free(ctx);
 }
 
@@ -55,22 +77,64 @@ static void delete_legacy(DLManagedTensor *self) {
 
 static pjdl_code pin(pjdl_buffer *b) {
     const pjdl_plugin *p = b->client->plugin;
-    pjdl_code code = PJDL_NEED(p, PJRT_Buffer_IncreaseExternalReferenceCount);
-    if (code == PJDL_OK) /* else the pin could never be released */
-        code = PJDL_NEED(p, PJRT_Buffer_DecreaseExternalReferenceCount);
-    if (code != PJDL_OK)
+    if (!has_pin_slots(p->api)) {
+        pjdl_code code = PJDL_NEED(p, PJRT_Buffer_IncreaseExternalReferenceCount);
+        if (code == PJDL_OK) /* else the pin could never be released */
+            code = PJDL_NEED(p, PJRT_Buffer_DecreaseExternalReferenceCount);
         return code;
+    }
     PJRT_Buffer_IncreaseExternalReferenceCount_Args args = {
         .struct_size = PJRT_Buffer_IncreaseExternalReferenceCount_Args_STRUCT_SIZE,
         .buffer = b->buffer};
-    return pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_IncreaseExternalReferenceCount(&args),
-                               "PJRT_Buffer_IncreaseExternalReferenceCount");
+    PJRT_Error *error = p->api->PJRT_Buffer_IncreaseExternalReferenceCount(&args);
+    if (error == NULL)
+        return PJDL_OK;
+    return pjdl_take_error_ctx(p->api, error, "PJRT_Buffer_IncreaseExternalReferenceCount");
+}
+
+/* The data pointer of a buffer this export has just pinned.
+ *
+ * It is asked of the plugin by the first zero-copy export only, and kept in
+ * the buffer (with the dtype) for every later one. That is sound because
+ * the pointer is used only after a successful pin:
+ *  - A PJRT buffer's device memory does not move: a live (not deleted)
+ *    buffer reports one address all its life. The memory goes away only
+ *    with the buffer's deletion: PJRT_Buffer_Delete (ours, or a caller's on
+ *    the raw handle), donation to an execution, or destruction.
+ *  - PJRT_Buffer_IncreaseExternalReferenceCount fails for a deleted or
+ *    donated buffer (there is no memory left to pin). So once the pin has
+ *    succeeded the buffer is live, its memory is the one the kept pointer
+ *    was read from, and the pin keeps it there until the deleter unpins.
+ *  - pjdl_buffer_delete and a transfer-mode export set the buffer's flags,
+ *    and every later export fails on those before it pins.
+ * (A plugin whose pin succeeds on a deleted buffer pins nothing at all, so
+ * its exports could dangle anyway; the check tool's pin checks catch it.)
+ * pjdl_buffer_data_pointer, which pins nothing, still asks every time. */
+static pjdl_code known_data(pjdl_buffer *b, const DLDataType *dtype, void **out) {
+    if (atomic_load_explicit(&b->export_known, memory_order_acquire)) {
+        *out = b->export_data;
+        return PJDL_OK;
+    }
+    void *data = NULL;
+    pjdl_code code = pjdl_buffer_query_data(b, &data);
+    if (code != PJDL_OK)
+        return code;
+    pthread_mutex_lock(&b->mu);
+    if (!atomic_load_explicit(&b->export_known, memory_order_relaxed)) {
+        b->export_data = data;
+        b->export_dtype = *dtype;
+        atomic_store_explicit(&b->export_known, true, memory_order_release);
+    }
+    pthread_mutex_unlock(&b->mu);
+    *out = data;
+    return PJDL_OK;
 }
 
 /* Makes the data ready for the consumer: on its stream, or now. */
 static pjdl_code make_ready(pjdl_buffer *b, const pjdl_export_options *o) {
     if (!o->has_stream)
-        return pjdl_buffer_wait_ready(b);
+        return atomic_load_explicit(&b->ready, memory_order_acquire) ? PJDL_OK
+                                                                     : pjdl_buffer_wait_ready(b);
     const pjdl_plugin *p = b->client->plugin;
     const PJRT_Stream_Extension *ext = pjdl_stream_extension(p);
     if (ext == NULL || ext->wait_stream == NULL)
@@ -85,26 +149,37 @@ static pjdl_code make_ready(pjdl_buffer *b, const pjdl_export_options *o) {
     return pjdl_take_error_ctx(p->api, ext->wait_stream(&args), "wait_stream");
 }
 
+/* The one allocation of an export; the DLPack struct is filled last. */
 static pjdl_code ctx_new(size_t ndim, export_ctx **out) {
-    return pjdl_alloc(sizeof(export_ctx) + 2 * ndim * sizeof(int64_t), "an exported tensor", out);
+    size_t size = sizeof(export_ctx) + 2 * ndim * sizeof(int64_t);
+    export_ctx *ctx = pjdl_malloc(size);
+    if (ctx == NULL)
+        return pjdl_fail(PJDL_RESOURCE_EXHAUSTED,
+                         "out of memory allocating %zu bytes for an exported tensor", size);
+    ctx->buffer = NULL;
+    ctx->pinned = false;
+    ctx->host_data = NULL;
+    *out = ctx;
+    return PJDL_OK;
 }
 
 /* Zero-copy: pin, take the data pointer, make it ready. */
-static pjdl_code export_view(pjdl_buffer *b, const pjdl_export_options *o, export_ctx *ctx,
-                             export_plan *plan) {
+static pjdl_code export_view(pjdl_buffer *b, const pjdl_export_options *o, DLDevice own,
+                             export_ctx *ctx, export_plan *plan) {
     pjdl_code code = pin(b);
     if (code != PJDL_OK)
         return code;
     ctx->pinned = true;
     ctx->buffer = b;
     pjdl_buffer_retain(b);
-    code = pjdl_buffer_data_pointer(b, &plan->tensor.data);
+    code = known_data(b, &plan->tensor.dtype, &plan->tensor.data);
     if (code == PJDL_OK)
         code = make_ready(b, o);
     if (code != PJDL_OK)
         return code;
     memcpy(ctx->dims + b->ndim, b->strides, b->ndim * sizeof(int64_t));
-    return pjdl_buffer_dl_device(b, &plan->tensor.device);
+    plan->tensor.device = own;
+    return PJDL_OK;
 }
 
 /* Host copy, compact row-major, marked IS_COPIED. */
@@ -157,14 +232,18 @@ static pjdl_code check_options(const pjdl_export_options *o) {
 static pjdl_code export_fill(pjdl_buffer *b, const pjdl_export_options *o, bool versioned,
                              export_ctx *ctx, export_plan *plan) {
     DLDevice own;
-    pjdl_code code = pjdl_dtype_from_pjrt(b->type, &plan->tensor.dtype);
+    pjdl_code code = PJDL_OK;
+    if (atomic_load_explicit(&b->export_known, memory_order_acquire))
+        plan->tensor.dtype = b->export_dtype;
+    else
+        code = pjdl_dtype_from_pjrt(b->type, &plan->tensor.dtype);
     if (code == PJDL_OK)
-        code = pjdl_buffer_dl_device(b, &own);
+        code = pjdl_device_dl(b->device, b->memory, &own);
     if (code != PJDL_OK)
         return code;
     const char *why = copy_reason(b, o, versioned, own);
     if (why == NULL)
-        return export_view(b, o, ctx, plan);
+        return export_view(b, o, own, ctx, plan);
     if (o->copy == PJDL_COPY_NEVER)
         return pjdl_fail(b->layout_code != PJDL_OK ? b->layout_code : PJDL_INVALID_ARGUMENT,
                          "export needs a copy (%s) but copy=NEVER", why);
@@ -187,8 +266,17 @@ static void plan_finish(pjdl_buffer *b, const pjdl_export_options *o, export_ctx
 }
 
 /* Reserves the buffer for this export: a transfer marks it transferred now
- * so that no concurrent use starts; a failed export undoes that. */
+ * so that no concurrent use starts; a failed export undoes that. A shared
+ * export only checks the flags, without the lock: a delete racing with it
+ * may land just after the check either way, and then the pin fails (a
+ * deleted buffer cannot be pinned) or holds the memory. */
 static pjdl_code reserve(pjdl_buffer *b, const pjdl_export_options *o) {
+    if (o->mode == PJDL_EXPORT_SHARE) {
+        if (!atomic_load_explicit(&b->transferred, memory_order_acquire) &&
+            !atomic_load_explicit(&b->deleted, memory_order_acquire))
+            return PJDL_OK;
+        return pjdl_buffer_check_live_locked(b);
+    }
     pthread_mutex_lock(&b->mu);
     pjdl_code code = pjdl_buffer_check_live_locked(b);
     if (code == PJDL_OK && o->mode == PJDL_EXPORT_TRANSFER)
@@ -211,8 +299,12 @@ static pjdl_code export_any(pjdl_buffer *b, const pjdl_export_options *options, 
     pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
     if (b == NULL)
         return pjdl_fail(PJDL_INVALID_ARGUMENT, "export: buffer is NULL");
-    pjdl_code code = pjdl_copy_options(options, options ? options->struct_size : 0, sizeof o, &o,
-                                       sizeof o, "pjdl_export_options");
+    pjdl_code code = PJDL_OK;
+    if (options != NULL && options->struct_size == sizeof o)
+        o = *options; /* this version's struct: nothing to default */
+    else if (options != NULL)
+        code = pjdl_copy_options(options, options->struct_size, sizeof o, &o, sizeof o,
+                                 "pjdl_export_options");
     if (code == PJDL_OK)
         code = check_options(&o);
     if (code == PJDL_OK)

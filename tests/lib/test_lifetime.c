@@ -232,11 +232,126 @@ static void export_options(void **state) {
     pjdl_plugin_release(plugin);
 }
 
+/* Sentinel for "out-parameter left untouched". */
+#define UNTOUCHED ((DLManagedTensorVersioned *)&untouched_marker)
+static int untouched_marker;
+
+static void raw_delete(pjdl_plugin *plugin, pjdl_buffer *b) {
+    PJRT_Buffer *raw = NULL;
+    LIB_OK(pjdl_buffer_pjrt(b, &raw));
+    const PJRT_Api *api = pjdl_plugin_api(plugin);
+    PJRT_Buffer_Delete_Args d = {.struct_size = PJRT_Buffer_Delete_Args_STRUCT_SIZE, .buffer = raw};
+    assert_null(api->PJRT_Buffer_Delete(&d));
+}
+
+/* Exports keep the data pointer of the first one; it is never handed out
+ * once the buffer is gone. Here the PJRT buffer is deleted behind the
+ * library's back while an earlier export still pins its memory: the library
+ * does not know, and the pin refuses. */
+static void kept_pointer_after_raw_delete(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *client = lib_client(plugin, "cpu");
+    float data[16];
+    pjdl_buffer *b = make_buffer(client, data);
+    void *device_ptr = NULL;
+    LIB_OK(pjdl_buffer_data_pointer(b, &device_ptr));
+    DLManagedTensorVersioned *first = NULL, *t = NULL;
+    LIB_OK(pjdl_buffer_export(b, NULL, &first));
+    assert_ptr_equal(first->dl_tensor.data, device_ptr);
+    for (int i = 0; i < 3; i++) {
+        LIB_OK(pjdl_buffer_export(b, NULL, &t));
+        assert_ptr_equal(t->dl_tensor.data, device_ptr);
+        t->deleter(t);
+    }
+    raw_delete(plugin, b);
+    assert_false(pjdl_buffer_is_deleted(b));
+    t = UNTOUCHED;
+    LIB_FAILS(PJDL_FAILED_PRECONDITION, pjdl_buffer_export(b, NULL, &t));
+    assert_non_null(strstr(pjdl_last_error(), "PJRT_Buffer_IncreaseExternalReferenceCount"));
+    assert_ptr_equal(t, UNTOUCHED);
+    DLManagedTensor *l = (DLManagedTensor *)&untouched_marker;
+    LIB_FAILS(PJDL_FAILED_PRECONDITION, pjdl_buffer_export_legacy(b, NULL, &l));
+    assert_ptr_equal(l, (DLManagedTensor *)&untouched_marker);
+    pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
+    o.mode = PJDL_EXPORT_TRANSFER;
+    LIB_FAILS(PJDL_FAILED_PRECONDITION, pjdl_buffer_export(b, &o, &t));
+    assert_ptr_equal(t, UNTOUCHED);
+    assert_false(pjdl_buffer_is_deleted(b)); /* the failed transfer undid itself */
+    void *ptr = NULL;
+    LIB_FAILS(PJDL_FAILED_PRECONDITION, pjdl_buffer_data_pointer(b, &ptr));
+    /* The first export still pins the memory. */
+    assert_memory_equal(first->dl_tensor.data, data, sizeof data);
+    first->deleter(first);
+    pjdl_buffer_release(b);
+    assert_int_equal(lib_live(client), 0);
+    pjdl_client_release(client);
+    pjdl_plugin_release(plugin);
+}
+
+/* The kept pointer after pjdl_buffer_delete, a failed transfer and a
+ * transfer: refused after a delete or a transfer, the same memory after a
+ * transfer that failed. */
+static void kept_pointer_after_delete_and_transfer(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *client = lib_client(plugin, "cpu");
+    float data[16];
+    pjdl_buffer *b = make_buffer(client, data);
+    void *device_ptr = NULL;
+    LIB_OK(pjdl_buffer_data_pointer(b, &device_ptr));
+    DLManagedTensorVersioned *t = NULL;
+    LIB_OK(pjdl_buffer_export(b, NULL, &t));
+    t->deleter(t);
+    /* A transfer that fails after its pin (no streams on cpu). */
+    pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
+    o.mode = PJDL_EXPORT_TRANSFER;
+    o.has_stream = true;
+    o.stream = 1;
+    t = UNTOUCHED;
+    assert_int_not_equal(pjdl_buffer_export(b, &o, &t), PJDL_OK);
+    assert_ptr_equal(t, UNTOUCHED);
+    assert_false(pjdl_buffer_is_deleted(b));
+    LIB_OK(pjdl_buffer_export(b, NULL, &t));
+    assert_ptr_equal(t->dl_tensor.data, device_ptr);
+    t->deleter(t);
+    /* A transfer: the consumer gets the memory, nobody else afterwards. */
+    o = (pjdl_export_options)PJDL_EXPORT_OPTIONS_INIT;
+    o.mode = PJDL_EXPORT_TRANSFER;
+    DLManagedTensorVersioned *moved = NULL;
+    LIB_OK(pjdl_buffer_export(b, &o, &moved));
+    assert_ptr_equal(moved->dl_tensor.data, device_ptr);
+    t = UNTOUCHED;
+    LIB_FAILS(PJDL_FAILED_PRECONDITION, pjdl_buffer_export(b, NULL, &t));
+    assert_non_null(strstr(pjdl_last_error(), "released to DLPack"));
+    assert_ptr_equal(t, UNTOUCHED);
+    pjdl_buffer_release(b);
+    assert_memory_equal(moved->dl_tensor.data, data, sizeof data);
+    moved->deleter(moved);
+    /* pjdl_buffer_delete after exports kept the pointer. */
+    b = make_buffer(client, data);
+    LIB_OK(pjdl_buffer_export(b, NULL, &t));
+    t->deleter(t);
+    LIB_OK(pjdl_buffer_delete(b));
+    t = UNTOUCHED;
+    LIB_FAILS(PJDL_FAILED_PRECONDITION, pjdl_buffer_export(b, NULL, &t));
+    assert_non_null(strstr(pjdl_last_error(), "deleted"));
+    assert_ptr_equal(t, UNTOUCHED);
+    pjdl_buffer_release(b);
+    assert_int_equal(lib_live(client), 0);
+    pjdl_client_release(client);
+    pjdl_plugin_release(plugin);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(every_release_order), cmocka_unit_test(deleter_first),
-        cmocka_unit_test(transfer_mode),       cmocka_unit_test(delete_with_live_export),
+        cmocka_unit_test(every_release_order),
+        cmocka_unit_test(deleter_first),
+        cmocka_unit_test(transfer_mode),
+        cmocka_unit_test(delete_with_live_export),
         cmocka_unit_test(export_options),
+        cmocka_unit_test(kept_pointer_after_raw_delete),
+        cmocka_unit_test(kept_pointer_after_delete_and_transfer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,7 @@
 /* Many threads exporting and importing the same buffers at once. */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 
 #include "lib_util.h"
 
@@ -152,11 +154,84 @@ static void one_transfer_wins(void **state) {
     pjdl_plugin_release(plugin);
 }
 
+typedef struct exporter {
+    pjdl_buffer *buffer;
+    const void *expect; /* the buffer's data pointer */
+    const float *data;  /* its 16 values */
+    atomic_int *go;
+    int ok, refused, wrong;
+} exporter;
+
+static void *export_while_deleted(void *arg) {
+    exporter *e = arg;
+    while (!atomic_load(e->go))
+        sched_yield();
+    /* Until the delete is seen, then a few more that must be refused too. */
+    for (long i = 0; i < 1000000 && e->refused < 4; i++) {
+        DLManagedTensorVersioned *t = NULL;
+        pjdl_code rc = pjdl_buffer_export(e->buffer, NULL, &t);
+        if (rc == PJDL_OK) {
+            /* Once refused (deleted), never handed out again. */
+            bool right = e->refused == 0 && t->dl_tensor.data == e->expect &&
+                         memcmp(t->dl_tensor.data, e->data, 16 * sizeof(float)) == 0;
+            right ? e->ok++ : e->wrong++;
+            t->deleter(t);
+        } else if (rc == PJDL_FAILED_PRECONDITION && pjdl_last_error()[0] != '\0') {
+            e->refused++;
+        } else {
+            e->wrong++;
+        }
+    }
+    return NULL;
+}
+
+/* The first exports of fresh buffers race each other (they fill the kept
+ * data pointer) and a pjdl_buffer_delete: every export that succeeds has the
+ * buffer's pointer and intact data; once one is refused, none succeeds. */
+static void first_exports_race_delete(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *client = lib_client(plugin, "cpu");
+    float data[16];
+    for (int i = 0; i < 16; i++)
+        data[i] = (float)i;
+    const int64_t dims[] = {4, 4};
+    for (int round = 0; round < 6; round++) {
+        pjdl_buffer *b = NULL;
+        LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
+        void *expect = NULL;
+        LIB_OK(pjdl_buffer_data_pointer(b, &expect));
+        atomic_int go = 0;
+        pthread_t threads[THREADS];
+        exporter ex[THREADS];
+        for (int t = 0; t < THREADS; t++) {
+            ex[t] = (exporter){.buffer = b, .expect = expect, .data = data, .go = &go};
+            assert_int_equal(pthread_create(&threads[t], NULL, export_while_deleted, &ex[t]), 0);
+        }
+        atomic_store(&go, 1);
+        for (int y = 0; y < round * 4; y++)
+            sched_yield();
+        LIB_OK(pjdl_buffer_delete(b));
+        for (int t = 0; t < THREADS; t++) {
+            pthread_join(threads[t], NULL);
+            assert_int_equal(ex[t].wrong, 0);
+            assert_int_equal(ex[t].refused, 4);
+        }
+        DLManagedTensorVersioned *t = NULL;
+        LIB_FAILS(PJDL_FAILED_PRECONDITION, pjdl_buffer_export(b, NULL, &t));
+        pjdl_buffer_release(b);
+    }
+    assert_int_equal(lib_live(client), 0);
+    pjdl_client_release(client);
+    pjdl_plugin_release(plugin);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cpu_threads),
         cmocka_unit_test(xpu_threads),
         cmocka_unit_test(one_transfer_wins),
+        cmocka_unit_test(first_exports_race_delete),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -103,6 +103,29 @@ def test_deleted_buffer_memory_stays_valid_while_exported(cpu):
     assert view.tolist() == [0.0, 1.0, 2.0, 3.0]
 
 
+@pytest.mark.parametrize("gone", ["delete", "release_to_dlpack"])
+def test_no_export_once_the_buffer_is_gone(cpu, gone):
+    # Exports after the first reuse its data pointer (and keep the GIL):
+    # that pointer must never be handed out after a delete or a transfer.
+    buf = cpu.buffer(np.arange(4, dtype=np.float32))
+    ptr = buf.unsafe_buffer_pointer()
+    for _ in range(3):
+        assert torch.from_dlpack(buf).data_ptr() == ptr
+        assert np.from_dlpack(buf).ctypes.data == ptr
+    moved = None
+    if gone == "delete":
+        buf.delete()
+    else:
+        moved = torch.utils.dlpack.from_dlpack(buf.release_to_dlpack())
+    for export in (lambda: torch.from_dlpack(buf), lambda: np.from_dlpack(buf),
+                   lambda: buf.__dlpack__(max_version=(1, 0))):
+        with pytest.raises(BufferError) as info:
+            export()
+        assert info.value.code_name == "FAILED_PRECONDITION"
+    if moved is not None:
+        assert moved.data_ptr() == ptr and moved.tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
 def test_versioned_and_legacy_capsules(cpu):
     buf = cpu.buffer(np.zeros(3, dtype=np.float32))
     assert capsule_name(buf.__dlpack__()) == "dltensor"
