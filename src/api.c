@@ -16,14 +16,6 @@ _Static_assert(sizeof slot_table / sizeof slot_table[0] == PJDL_PJRT_API_NUM_SLO
                "the slot table names every PJRT_Api slot");
 #undef PJDL_SLOT_ENTRY
 
-bool pjdl_slot_present(const PJRT_Api *api, size_t offset) {
-    if (api == NULL || offset + sizeof(void (*)(void)) > api->struct_size)
-        return false;
-    void (*fn)(void);
-    memcpy(&fn, (const char *)api + offset, sizeof fn);
-    return fn != NULL;
-}
-
 pjdl_code pjdl_need_slot(const pjdl_plugin *plugin, size_t offset, const char *name) {
     if (pjdl_slot_present(plugin->api, offset))
         return PJDL_OK;

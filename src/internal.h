@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "error.h"
 #include "layout.h"
@@ -26,14 +27,22 @@ struct pjdl_plugin {
 /* Makes a plugin of a dlopen()ed library (plugin.c); takes handle and path. */
 pjdl_code pjdl_plugin_open(void *handle, char *path, const PJRT_Api *api, pjdl_plugin **out);
 
-/* Whether the plugin's table holds a non-NULL slot at byte `offset`. */
-bool pjdl_slot_present(const PJRT_Api *api, size_t offset);
+/* Whether the plugin's table holds a non-NULL slot at byte `offset`.
+ * Inline: the hot paths ask it for every call into the plugin. */
+static inline bool pjdl_slot_present(const PJRT_Api *api, size_t offset) {
+    if (api == NULL || offset + sizeof(void (*)(void)) > api->struct_size)
+        return false;
+    void (*fn)(void);
+    memcpy(&fn, (const char *)api + offset, sizeof fn);
+    return fn != NULL;
+}
 
 /* OK when the slot is present, else UNIMPLEMENTED naming it. */
 pjdl_code pjdl_need_slot(const pjdl_plugin *plugin, size_t offset, const char *name);
 
 #define PJDL_HAS(plugin, slot) pjdl_slot_present((plugin)->api, offsetof(PJRT_Api, slot))
-#define PJDL_NEED(plugin, slot) pjdl_need_slot((plugin), offsetof(PJRT_Api, slot), #slot)
+#define PJDL_NEED(plugin, slot)                                                                    \
+    (PJDL_HAS(plugin, slot) ? PJDL_OK : pjdl_need_slot((plugin), offsetof(PJRT_Api, slot), #slot))
 
 /* Converts a PJRT error into a pjdl_code and the thread's message (the
  * plugin's code and text), destroys it, and returns the code. NULL is OK. */
