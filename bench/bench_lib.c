@@ -1,7 +1,6 @@
 /* The library's hot paths as benchmark loops (see bench_lib.h). */
 #include "bench_lib.h"
 
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +21,6 @@ struct bench_view {
     int64_t strides[2];
     pjdl_buffer *buffer;           /* a view of the same memory, for export */
     DLManagedTensorVersioned *own; /* the tensor `buffer` views; freed last */
-    atomic_long deleted;
 };
 
 #define MAP_FROM ((size_t)64 << 20)
@@ -71,11 +69,6 @@ void bench_host_free(void *p, size_t bytes) {
         free(p);
 }
 
-static void count_deleter(DLManagedTensorVersioned *self) {
-    bench_view *v = self->manager_ctx;
-    atomic_fetch_add_explicit(&v->deleted, 1, memory_order_relaxed);
-}
-
 static void noop_deleter(DLManagedTensorVersioned *self) {
     (void)self;
 }
@@ -91,7 +84,7 @@ bench_view *bench_view_open(bench_env *env, void *data, int64_t rows, int64_t co
     t->version.major = DLPACK_MAJOR_VERSION;
     t->version.minor = DLPACK_MINOR_VERSION;
     t->manager_ctx = v;
-    t->deleter = count_deleter;
+    t->deleter = noop_deleter; /* as the libtorch baseline's (bench_torch.cpp) */
     t->dl_tensor.data = data;
     t->dl_tensor.device = (DLDevice){kDLCPU, 0};
     t->dl_tensor.ndim = 2;
