@@ -26,8 +26,15 @@ static bool should_fail(void) {
     return target > 0 && n == target;
 }
 
+/* Counts one allocation in (delta 1) or out (-1). A client's count also
+ * keeps it alive: counting its last allocation out may free it. */
 static void count(PJRT_Client *client, long delta) {
-    atomic_fetch_add(client != NULL ? &client->live_allocs : &live_unowned, delta);
+    if (client == NULL)
+        atomic_fetch_add(&live_unowned, delta);
+    else if (delta > 0)
+        ref_client_add_alloc(client);
+    else
+        ref_client_drop_alloc(client);
 }
 
 void ref_alloc_register_client(PJRT_Client *client) {
@@ -48,7 +55,7 @@ void ref_alloc_unregister_client(PJRT_Client *client) {
         clients = client->alloc_next;
     if (client->alloc_next != NULL)
         client->alloc_next->alloc_prev = client->alloc_prev;
-    atomic_fetch_add(&live_unowned, atomic_exchange(&client->live_allocs, 0));
+    /* Freed with nothing attributed to it any more: nothing to carry over. */
     pthread_mutex_unlock(&clients_mu);
 }
 
@@ -104,13 +111,13 @@ int64_t ref_alloc_live_total(void) {
     pthread_mutex_lock(&clients_mu);
     int64_t total = atomic_load(&live_unowned);
     for (PJRT_Client *c = clients; c != NULL; c = c->alloc_next)
-        total += atomic_load(&c->live_allocs);
+        total += REF_HOLD_ALLOCS(atomic_load(&c->hold));
     pthread_mutex_unlock(&clients_mu);
     return total;
 }
 
 int64_t ref_alloc_live_client(const PJRT_Client *client) {
-    return atomic_load(&((PJRT_Client *)client)->live_allocs);
+    return REF_HOLD_ALLOCS(atomic_load(&((PJRT_Client *)client)->hold));
 }
 
 int64_t ref_alloc_fail_nth(int64_t nth) {

@@ -60,7 +60,7 @@ static PJRT_Buffer *buffer_alloc(ref_memory *memory, const ref_shape *shape, int
     PJRT_Buffer *b = ref_alloc(memory->client, sizeof(*b) + 3 * n * sizeof(int64_t));
     if (b == NULL)
         return NULL;
-    b->client = ref_client_retain(memory->client);
+    b->client = memory->client; /* held by the allocation (PJRT_Client.hold) */
     b->memory = memory;
     b->type = shape->type;
     b->element_size = shape->element_size;
@@ -119,9 +119,7 @@ void ref_buffer_release_part(PJRT_Buffer *b) {
     if (atomic_load_explicit(&b->parts, memory_order_acquire) != 1 &&
         atomic_fetch_sub_explicit(&b->parts, 1, memory_order_acq_rel) != 1)
         return;
-    PJRT_Client *client = b->client;
-    ref_free(client, b);
-    ref_client_release(client);
+    ref_free(b->client, b);
 }
 
 PJRT_Error *ref_check_buffer(PJRT_Buffer *buffer, const char *fn) {

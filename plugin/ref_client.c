@@ -116,12 +116,21 @@ static void client_free(PJRT_Client *client) {
 }
 
 PJRT_Client *ref_client_retain(PJRT_Client *client) {
-    atomic_fetch_add(&client->refs, 1);
+    atomic_fetch_add(&client->hold, REF_HOLD_REF);
     return client;
 }
 
 void ref_client_release(PJRT_Client *client) {
-    if (client != NULL && atomic_fetch_sub(&client->refs, 1) == 1)
+    if (client != NULL && atomic_fetch_sub(&client->hold, REF_HOLD_REF) == REF_HOLD_REF)
+        client_free(client);
+}
+
+void ref_client_add_alloc(PJRT_Client *client) {
+    atomic_fetch_add(&client->hold, 1);
+}
+
+void ref_client_drop_alloc(PJRT_Client *client) {
+    if (atomic_fetch_sub(&client->hold, 1) == 1)
         client_free(client);
 }
 
@@ -201,8 +210,7 @@ PJRT_Error *ref_PJRT_Client_Create(PJRT_Client_Create_Args *args) {
     PJRT_Client *client = ref_alloc(NULL, sizeof(*client));
     if (client == NULL)
         return ref_error_oom("PJRT_Client_Create");
-    atomic_init(&client->refs, 1);
-    atomic_init(&client->live_allocs, 0);
+    atomic_init(&client->hold, REF_HOLD_REF);
     ref_alloc_register_client(client);
     atomic_init(&client->destroyed, false);
     atomic_init(&client->transfer_count, 0);

@@ -214,9 +214,18 @@ struct PJRT_Device {
     ref_stream *stream; /* xpu: the stream external ready events are placed on */
 };
 
+/* PJRT_Client.hold: references in the high half, live allocations
+ * attributed to the client (buffers, storage, queued work) in the low half. */
+#define REF_HOLD_REF ((uint64_t)1 << 32)
+#define REF_HOLD_ALLOCS(hold) ((int64_t)((hold) & 0xffffffffu))
+
 struct PJRT_Client {
-    atomic_long refs;
-    atomic_long live_allocs;
+    /* What keeps the client alive: a reference (the creator's, until
+     * PJRT_Client_Destroy) or any live allocation attributed to it. One
+     * word, so that whichever goes last frees the client with one atomic
+     * operation, and a buffer needs no reference of its own: its
+     * allocation is counted anyway. */
+    _Atomic uint64_t hold;
     PJRT_Client *alloc_prev, *alloc_next; /* the registry of ref_alloc.c */
     atomic_bool destroyed;
     ref_platform platform;
@@ -236,6 +245,10 @@ struct PJRT_Client {
 };
 
 PJRT_Client *ref_client_retain(PJRT_Client *client);
+/* One more / one less live allocation attributed to the client; the last
+ * hold to go frees it (ref_alloc.c's counting). */
+void ref_client_add_alloc(PJRT_Client *client);
+void ref_client_drop_alloc(PJRT_Client *client);
 void ref_client_release(PJRT_Client *client);
 /* Validates a device handle belongs to `client` (client may be NULL). */
 PJRT_Error *ref_check_device(PJRT_Client *client, PJRT_Device *device, const char *fn);

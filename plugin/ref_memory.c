@@ -10,7 +10,7 @@ static ref_mem *mem_new(ref_memory *memory) {
     if (mem == NULL)
         return NULL;
     atomic_init(&mem->refs, 1);
-    mem->client = ref_client_retain(memory->client);
+    mem->client = memory->client; /* held by the allocation (PJRT_Client.hold) */
     mem->memory = memory;
     return mem;
 }
@@ -90,10 +90,8 @@ PJRT_Error *ref_mem_alloc(ref_memory *memory, size_t size, ref_mem **out) {
         pthread_mutex_lock(&memory->mu);
         memory->bytes_in_use -= (int64_t)size;
         pthread_mutex_unlock(&memory->mu);
-        if (mem != NULL) {
-            ref_client_release(mem->client);
+        if (mem != NULL)
             ref_free(memory->client, mem);
-        }
         return ref_error(PJRT_Error_Code_RESOURCE_EXHAUSTED,
                          "out of host memory allocating %zu bytes in %s", size,
                          memory->debug_string);
@@ -168,7 +166,6 @@ void ref_mem_release(ref_mem *mem) {
         return;
     }
     ref_free(client, mem);
-    ref_client_release(client);
 }
 
 bool ref_memory_contains(ref_memory *memory, const void *ptr, size_t size) {
