@@ -172,10 +172,17 @@ PJRT_Error *ref_PJRT_Buffer_Destroy(PJRT_Buffer_Destroy_Args *args) {
     ref_mem *mem = b->mem, *pinned = b->pinned;
     b->mem = b->pinned = NULL;
     b->deleted = true;
-    ref_mem_release(mem);
     ref_mem_release(pinned);
     ref_event_release(b->ready);
     pthread_mutex_destroy(&b->mu);
+    if (mem == &b->view_mem && atomic_load_explicit(&mem->refs, memory_order_acquire) == 1) {
+        /* A view whose storage nobody else holds: both parts of the
+         * allocation are this call's, and releasing the storage frees it. */
+        atomic_store_explicit(&b->parts, 1, memory_order_relaxed);
+        ref_mem_release(mem);
+        return NULL;
+    }
+    ref_mem_release(mem);
     ref_buffer_release_part(b);
     return NULL;
 }
