@@ -127,17 +127,14 @@ static pjdl_code read_layout(pjdl_buffer *b) {
 
 static pjdl_code compute_size(pjdl_buffer *b) {
     b->elem_size = pjdl_pjrt_type_size(b->type);
-    uint64_t n = 1;
-    for (size_t i = 0; i < b->ndim; i++) {
-        if (b->dims[i] != 0 && n > SIZE_MAX / (uint64_t)b->dims[i])
+    size_t n = 1;
+    for (size_t i = 0; i < b->ndim; i++)
+        if (__builtin_mul_overflow(n, (size_t)b->dims[i], &n))
             return pjdl_fail(PJDL_INTERNAL, "PJRT_Buffer_Dimensions reports dimensions whose "
                                             "number of elements overflows");
-        n *= (uint64_t)b->dims[i];
-    }
-    if (b->elem_size != 0 && n > SIZE_MAX / b->elem_size)
+    if (__builtin_mul_overflow(n, b->elem_size, &b->size_bytes))
         return pjdl_fail(PJDL_INTERNAL, "PJRT_Buffer_Dimensions reports dimensions whose size in "
                                         "bytes overflows");
-    b->size_bytes = (size_t)n * b->elem_size;
     return PJDL_OK;
 }
 
