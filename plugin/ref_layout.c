@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ref_internal.h"
+#include "../src/strided_copy.h" /* the kernel, shared with libpjrt_dlpack */
 
 #define INVALID(...) ref_error(PJRT_Error_Code_INVALID_ARGUMENT, __VA_ARGS__)
 
@@ -251,176 +252,13 @@ bool ref_strides_disjoint(const int64_t *dims, size_t n, size_t element_size,
     return true;
 }
 
-typedef struct {
-    int64_t size, dst, src;
-} copy_dim;
-
-static void copy_element(char *dst, const char *src, size_t es) {
-    switch (es) {
-    case 1:
-        *dst = *src;
-        break;
-    case 2:
-        memcpy(dst, src, 2);
-        break;
-    case 4:
-        memcpy(dst, src, 4);
-        break;
-    case 8:
-        memcpy(dst, src, 8);
-        break;
-    default:
-        memcpy(dst, src, es);
-    }
-}
-
-/* The plane copy works on TILE x TILE blocks: the block is gathered from
- * the source column by column (each column a contiguous run of TILE
- * elements, whole cache lines) into a small contiguous buffer, then written
- * out row by row (each row a contiguous run of whole lines). Every line is
- * used completely while it is in cache, so the power-of-two strides of a
- * transposed array cannot make tiles evict each other. */
-#define TILE 32
-#define TILE_MAX_ELEMENT 16
-
-/* Tiles are visited in blocks of BLOCK x BLOCK elements (256 KiB of f32 per
- * side): a block's source and destination pages fit in the TLB and its
- * lines in L2, so a page is entered a few times per copy rather than once
- * per tile. */
-#define BLOCK 256
-
-/* The source lines of the next tile: columns a page or more apart, which
- * the hardware prefetchers do not follow. */
-static void prefetch_tile(const char *src, int64_t col_stride, int64_t cols) {
-    for (int64_t j = 0; j < cols; j++)
-        __builtin_prefetch(src + j * col_stride);
-}
-
-#define DEFINE_PLANE(NAME, SIZE)                                                                   \
-    static void tile_##NAME(char *dst, const char *src, const copy_dim *r, const copy_dim *c,      \
-                            int64_t ni, int64_t nj, char *buf, size_t es) {                        \
-        (void)es;                                                                                  \
-        size_t pitch = TILE * (SIZE);                                                              \
-        for (int64_t j = 0; j < nj; j++)                                                           \
-            for (int64_t i = 0; i < ni; i++)                                                       \
-                memcpy(buf + (size_t)i * pitch + (size_t)j * (SIZE),                               \
-                       src + j * c->src + i * r->src, (SIZE));                                     \
-        for (int64_t i = 0; i < ni; i++)                                                           \
-            memcpy(dst + i * r->dst, buf + (size_t)i * pitch, (size_t)nj * (SIZE));                \
-    }                                                                                              \
-    static void plane_##NAME(char *dst, const char *src, const copy_dim *r, const copy_dim *c,     \
-                             size_t es) {                                                          \
-        (void)es;                                                                                  \
-        char buf[TILE * TILE * TILE_MAX_ELEMENT];                                                  \
-        for (int64_t bi = 0; bi < r->size; bi += BLOCK)                                            \
-            for (int64_t bj = 0; bj < c->size; bj += BLOCK) {                                      \
-                int64_t ei = bi + BLOCK < r->size ? bi + BLOCK : r->size;                          \
-                int64_t ej = bj + BLOCK < c->size ? bj + BLOCK : c->size;                          \
-                for (int64_t i0 = bi; i0 < ei; i0 += TILE)                                         \
-                    for (int64_t j0 = bj; j0 < ej; j0 += TILE) {                                   \
-                        if (j0 + TILE < ej)                                                        \
-                            prefetch_tile(src + i0 * r->src + (j0 + TILE) * c->src, c->src,        \
-                                          ej - j0 - TILE < TILE ? ej - j0 - TILE : TILE);          \
-                        tile_##NAME(dst + i0 * r->dst + j0 * (SIZE),                               \
-                                    src + i0 * r->src + j0 * c->src, r, c,                         \
-                                    ei - i0 < TILE ? ei - i0 : TILE,                               \
-                                    ej - j0 < TILE ? ej - j0 : TILE, buf, es);                     \
-                    }                                                                              \
-            }                                                                                      \
-    }
-DEFINE_PLANE(1, 1)
-DEFINE_PLANE(2, 2)
-DEFINE_PLANE(4, 4)
-DEFINE_PLANE(8, 8)
-DEFINE_PLANE(any, es)
-
-/* A transposition: the destination rows are contiguous (c->dst is the
- * element size) and the source is contiguous along the rows (r->src is).
- * Copied in tiles so that both sides' cache lines are reused. */
-static void copy_plane(char *dst, const char *src, const copy_dim *r, const copy_dim *c,
-                       size_t es) {
-    switch (es) {
-    case 1:
-        plane_1(dst, src, r, c, es);
-        break;
-    case 2:
-        plane_2(dst, src, r, c, es);
-        break;
-    case 4:
-        plane_4(dst, src, r, c, es);
-        break;
-    case 8:
-        plane_8(dst, src, r, c, es);
-        break;
-    default:
-        plane_any(dst, src, r, c, es);
-    }
-}
-
+/* The copy itself is the project's one strided copy kernel, src/strided_copy.c,
+ * which this plugin compiles into itself (it does not link libpjrt_dlpack):
+ * cache-blocked transpositions with SSE2 register transposes, memcpy for
+ * contiguous runs, element by element otherwise. */
+_Static_assert(REF_MAX_DIMS <= PJDL_STRIDED_COPY_MAX_DIMS, "the kernel takes every buffer");
 void ref_strided_copy(char *dst, const int64_t *dst_strides, const char *src,
                       const int64_t *src_strides, const int64_t *dims, size_t n,
                       size_t element_size) {
-    copy_dim d[REF_MAX_DIMS];
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (dims[i] == 0)
-            return;
-        if (dims[i] > 1)
-            d[m++] = (copy_dim){dims[i], dst_strides[i], src_strides[i]};
-    }
-    /* Outer to inner by destination stride, so writes are sequential. */
-    for (size_t i = 1; i < m; i++)
-        for (size_t j = i; j > 0 && llabs(d[j].dst) > llabs(d[j - 1].dst); j--) {
-            copy_dim t = d[j];
-            d[j] = d[j - 1];
-            d[j - 1] = t;
-        }
-    /* Merge a dimension into its inner neighbour when both sides are
-     * contiguous across them. */
-    for (size_t i = m; i-- > 1;) {
-        copy_dim *outer = &d[i - 1], *inner = &d[i];
-        if (outer->dst == inner->dst * inner->size && outer->src == inner->src * inner->size) {
-            inner->size *= outer->size;
-            memmove(&d[i - 1], &d[i], (m - i) * sizeof(copy_dim));
-            m--;
-        }
-    }
-    int64_t es = (int64_t)element_size;
-    int64_t inner_size = m > 0 ? d[m - 1].size : 1;
-    int64_t inner_dst = m > 0 ? d[m - 1].dst : es;
-    int64_t inner_src = m > 0 ? d[m - 1].src : es;
-    bool contiguous = inner_dst == es && inner_src == es;
-    /* The two innermost destination dimensions transposed in the source. */
-    bool plane = !contiguous && m >= 2 && inner_dst == es && d[m - 2].src == es &&
-                 element_size <= TILE_MAX_ELEMENT;
-    size_t outer = m > 0 ? m - (plane ? 2 : 1) : 0;
-    int64_t idx[REF_MAX_DIMS] = {0};
-    for (;;) {
-        if (plane) {
-            copy_plane(dst, src, &d[m - 2], &d[m - 1], element_size);
-        } else if (contiguous) {
-            memcpy(dst, src, (size_t)(inner_size * es));
-        } else {
-            char *dp = dst;
-            const char *sp = src;
-            for (int64_t i = 0; i < inner_size; i++, dp += inner_dst, sp += inner_src)
-                copy_element(dp, sp, element_size);
-        }
-        /* Advance the outer index like an odometer. */
-        size_t level = outer;
-        while (level > 0) {
-            copy_dim *c = &d[level - 1];
-            if (++idx[level - 1] < c->size) {
-                dst += c->dst;
-                src += c->src;
-                break;
-            }
-            idx[level - 1] = 0;
-            dst -= c->dst * (c->size - 1);
-            src -= c->src * (c->size - 1);
-            level--;
-        }
-        if (level == 0)
-            return;
-    }
+    pjdl_strided_copy_nd(dst, dst_strides, src, src_strides, dims, n, element_size);
 }

@@ -1,5 +1,5 @@
 /* Validation and layout analysis of DLPack tensors (layout.c), the strided
- * copy kernel (strided_copy.c), and PJRT memory layouts as strides. Pure
+ * copy of a tensor (strided_copy.h), and PJRT memory layouts as strides. Pure
  * functions: no plugin, no allocation, no global state; safe from any
  * thread. */
 #ifndef PJDL_SRC_LAYOUT_H_
@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "pjrt_dlpack.h"
+#include "strided_copy.h"
 
 /* The most dimensions the library accepts, from a tensor or from a plugin. */
 #define PJDL_MAX_RANK 64
@@ -73,12 +74,16 @@ pjdl_code pjdl_tensor_check(const DLTensor *t, pjdl_layout *out);
 /* Copies the tensor described by `layout` (from pjdl_tensor_check) whose
  * element 0 is at `src` (data + byte_offset) into `dst`, compact row-major,
  * layout->nbytes bytes. Reads exactly the bytes [src + lo, src + hi) may
- * hold; neither pointer needs any alignment; the two must not overlap.
- * Contiguous data is one memcpy; transpositions use a cache-blocked kernel
- * (about 0.4x memcpy bandwidth for a 4096 x 4096 f32 transpose), anything
- * else copies the innermost contiguous runs with memcpy or gathers. Copies
- * of 8 MiB and more write with non-temporal stores where aligned. */
-void pjdl_strided_copy(void *dst, const void *src, const pjdl_layout *layout);
+ * hold; neither pointer needs any alignment; the two must not overlap. The
+ * kernel is pjdl_strided_copy_nd (strided_copy.h, shared with the reference
+ * plugin): contiguous data is one memcpy, transpositions are cache-blocked
+ * (0.5-0.65x memcpy bandwidth for a 4096 x 4096 f32 transpose), anything
+ * else copies the innermost contiguous runs with memcpy or gathers. */
+_Static_assert(PJDL_MAX_RANK <= PJDL_STRIDED_COPY_MAX_DIMS, "the kernel takes every tensor");
+static inline void pjdl_strided_copy(void *dst, const void *src, const pjdl_layout *layout) {
+    pjdl_strided_copy_nd(dst, NULL, src, layout->byte_strides, layout->shape, (size_t)layout->ndim,
+                         layout->elem_size);
+}
 
 /* Compact C-order byte strides of dims (ndim entries) with elem_size bytes per
  * element into byte_strides. A zero extent counts as 1 so that no stride is

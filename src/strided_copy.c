@@ -1,51 +1,78 @@
-/* pjdl_strided_copy: any validated DLPack layout -> compact row-major.
+/* pjdl_strided_copy_nd: the strided copy kernel (see strided_copy.h), shared
+ * by the library and the reference plugin.
  *
- * The tensor is first simplified: extent-1 dimensions are dropped and
- * neighbours that are contiguous with each other in the source are merged.
- * Then one of three inner kernels runs for every index of the remaining
- * outer dimensions:
- *   - run:    the innermost dimension is contiguous in the source: memcpy;
- *   - plane:  another dimension p has a smaller source stride than the
- *             innermost one (a transposition): copy the (p, inner) plane in
- *             cache-sized tiles, so both source and destination lines are
- *             reused while in cache;
- *   - gather: anything else (broadcast, gaps): element by element.
- * Element copies use memcpy of a constant size so that they compile to
- * single loads and stores without assuming alignment. */
+ * The transposition kernel ("plane") copies a 2-d slice whose destination
+ * rows are contiguous (j, stride elem_size) while the source is closest to
+ * contiguous along the other dimension (i): dst[i * dr + j * es] =
+ * src[i * sr + j * sc]. Reading or writing such a slice in either order
+ * touches one element per cache line, and with large power-of-two strides
+ * every line maps to the same cache sets and lies on its own page. So:
+ *  - the slice is cut into tiles of TILE_SRC_BYTES along i (one cache line
+ *    of every source column, with the tile grid aligned to the source's
+ *    lines) by TILE_DST_BYTES along j (four lines of every destination row);
+ *  - a tile is transposed into a small buffer, reading each source line
+ *    completely before the next (SSE2 register transposes: 16x16 bytes,
+ *    8x8 of 2 bytes, 4x4 of 4, 2x2 of 8), then written out as whole
+ *    destination row pieces, with non-temporal stores for copies of
+ *    STREAM_BYTES or more whose rows are whole 16-byte vectors (they skip
+ *    reading every destination line first);
+ *  - tiles are walked down the source columns inside super-blocks of about
+ *    SUPER_EDGE x SUPER_EDGE elements, so that the pages a super-block
+ *    touches stay in the TLB, and the source lines of the next tile are
+ *    prefetched (the hardware prefetchers do not follow columns a page
+ *    apart).
+ * Element copies elsewhere are memcpy of a constant size, so that they
+ * compile to single loads and stores without assuming alignment. */
+#include "strided_copy.h"
+
 #include <stdbool.h>
 #include <string.h>
 
-#include "layout.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 typedef struct {
-    int64_t extent, src, dst; /* extent and byte strides */
+    int64_t extent, dst, src; /* extent and byte strides */
 } copy_dim;
 
-/* Tile edge in elements for the plane kernel: 128 bytes of the source row
- * for elements of 1, 2 and 4 bytes, 32 elements otherwise; the largest tile
- * (32 x 32 of 16 bytes) is 16 KiB and stays in L1. */
-#define TILE_BYTES_MAX (32 * 32 * 16)
-static int64_t tile_edge(size_t es) {
-    return es == 1 || es == 2 || es == 4 ? 128 / (int64_t)es : 32;
+#define TILE_SRC_BYTES 64
+#define TILE_DST_BYTES 256
+/* The largest tile buffer: TILE_SRC_BYTES x TILE_DST_BYTES elements of one
+ * byte (wider elements make fewer of them; elements wider than
+ * TILE_SRC_BYTES are not tiled). */
+#define TILE_BUF_BYTES (TILE_SRC_BYTES * TILE_DST_BYTES)
+#define SUPER_EDGE 256
+#define STREAM_BYTES ((uint64_t)8 << 20)
+
+static uint64_t magnitude(int64_t v) {
+    return v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 }
 
-/* Copies at least this large bypass the caches when writing (see
- * store_rows). */
-#define STREAM_BYTES ((size_t)8 << 20)
+/* stride * extent == outer, without overflow: a dimension of `extent` steps of
+ * `stride` is exactly one step of the `outer` stride. */
+static bool spans(int64_t stride, int64_t extent, int64_t outer) {
+    int64_t r;
+    return !__builtin_mul_overflow(stride, extent, &r) && r == outer;
+}
 
-typedef void (*gather_fn)(char *dst, const char *src, int64_t n, int64_t src_stride,
-                          size_t elem_size);
+static int64_t min64(int64_t a, int64_t b) {
+    return a < b ? a : b;
+}
+
+/* dst[j * dd] = src[j * ss], j < n. */
+typedef void (*gather_fn)(char *dst, const char *src, int64_t n, int64_t dd, int64_t ss, size_t es);
 /* Loads the ni x nj block at src, element (i, j) at src + i * sr + j * sc,
- * into buf transposed: element (i, j) at buf + i * pitch + j * elem_size. */
+ * into buf: element (i, j) at buf + i * pitch + j * es. */
 typedef void (*tile_fn)(char *buf, size_t pitch, const char *src, int64_t ni, int64_t nj,
-                        int64_t sr, int64_t sc, size_t elem_size);
+                        int64_t sr, int64_t sc, size_t es);
 
-/* gather: dst[j] = src[j * src_stride], j < n. */
-#define DEFINE_KERNELS(NAME, SIZE)                                                                 \
-    static void gather_##NAME(char *dst, const char *src, int64_t n, int64_t ss, size_t es) {      \
+#define DEFINE_SCALAR(NAME, SIZE)                                                                  \
+    static void gather_##NAME(char *dst, const char *src, int64_t n, int64_t dd, int64_t ss,       \
+                              size_t es) {                                                         \
         (void)es;                                                                                  \
         for (int64_t j = 0; j < n; j++)                                                            \
-            memcpy(dst + j * (SIZE), src + j * ss, (SIZE));                                        \
+            memcpy(dst + j * dd, src + j * ss, (SIZE));                                            \
     }                                                                                              \
     static void tile_##NAME(char *buf, size_t pitch, const char *src, int64_t ni, int64_t nj,      \
                             int64_t sr, int64_t sc, size_t es) {                                   \
@@ -56,47 +83,28 @@ typedef void (*tile_fn)(char *buf, size_t pitch, const char *src, int64_t ni, in
                        (SIZE));                                                                    \
     }
 
-DEFINE_KERNELS(1, 1)
-DEFINE_KERNELS(2, 2)
-DEFINE_KERNELS(4, 4)
-DEFINE_KERNELS(8, 8)
-DEFINE_KERNELS(16, 16)
-DEFINE_KERNELS(any, es)
+DEFINE_SCALAR(1, 1)
+DEFINE_SCALAR(2, 2)
+DEFINE_SCALAR(4, 4)
+DEFINE_SCALAR(8, 8)
+DEFINE_SCALAR(16, 16)
+DEFINE_SCALAR(any, es)
 
 #if defined(__SSE2__)
-#include <emmintrin.h>
+/* Tile loaders for a source contiguous along i (sr == element size): square
+ * blocks are transposed in registers (bit-exact moves only), the ragged
+ * edges element by element. Each loader reads a group of columns down the
+ * whole tile before the next group, so every source line is used up at
+ * once. */
+#define LOADU(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define STOREU(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
 
-/* Tile loaders for a source that is contiguous along i (sr == element size),
- * the common transposition: square blocks are transposed in SSE registers
- * (bit-exact moves only), the ragged edges element by element. */
+/* The parts of the ni x nj tile outside the [0, fi) x [0, fj) blocks. */
 static void tile_edges(char *buf, size_t pitch, const char *src, int64_t ni, int64_t nj, int64_t sr,
                        int64_t sc, size_t es, int64_t fi, int64_t fj) {
-    /* The parts not covered by the [0, fi) x [0, fj) blocks. */
     for (int64_t j = 0; j < nj; j++)
         for (int64_t i = j < fj ? fi : 0; i < ni; i++)
             memcpy(buf + (size_t)i * pitch + (size_t)j * es, src + j * sc + i * sr, es);
-}
-
-static void tile_sse_4(char *buf, size_t pitch, const char *src, int64_t ni, int64_t nj, int64_t sr,
-                       int64_t sc, size_t es) {
-    int64_t fi = ni & ~(int64_t)3, fj = nj & ~(int64_t)3;
-    for (int64_t j = 0; j < fj; j += 4) {
-        const char *s = src + j * sc;
-        for (int64_t i = 0; i < fi; i += 4) {
-            __m128i r0 = _mm_loadu_si128((const __m128i *)(const void *)(s + i * 4));
-            __m128i r1 = _mm_loadu_si128((const __m128i *)(const void *)(s + sc + i * 4));
-            __m128i r2 = _mm_loadu_si128((const __m128i *)(const void *)(s + 2 * sc + i * 4));
-            __m128i r3 = _mm_loadu_si128((const __m128i *)(const void *)(s + 3 * sc + i * 4));
-            __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);
-            __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);
-            char *b = buf + (size_t)i * pitch + (size_t)j * 4;
-            _mm_storeu_si128((__m128i *)(void *)b, _mm_unpacklo_epi64(t0, t1));
-            _mm_storeu_si128((__m128i *)(void *)(b + pitch), _mm_unpackhi_epi64(t0, t1));
-            _mm_storeu_si128((__m128i *)(void *)(b + 2 * pitch), _mm_unpacklo_epi64(t2, t3));
-            _mm_storeu_si128((__m128i *)(void *)(b + 3 * pitch), _mm_unpackhi_epi64(t2, t3));
-        }
-    }
-    tile_edges(buf, pitch, src, ni, nj, sr, sc, es, fi, fj);
 }
 
 static void tile_sse_8(char *buf, size_t pitch, const char *src, int64_t ni, int64_t nj, int64_t sr,
@@ -105,11 +113,59 @@ static void tile_sse_8(char *buf, size_t pitch, const char *src, int64_t ni, int
     for (int64_t j = 0; j < fj; j += 2) {
         const char *s = src + j * sc;
         for (int64_t i = 0; i < fi; i += 2) {
-            __m128i r0 = _mm_loadu_si128((const __m128i *)(const void *)(s + i * 8));
-            __m128i r1 = _mm_loadu_si128((const __m128i *)(const void *)(s + sc + i * 8));
+            __m128i r0 = LOADU(s + i * 8), r1 = LOADU(s + sc + i * 8);
             char *b = buf + (size_t)i * pitch + (size_t)j * 8;
-            _mm_storeu_si128((__m128i *)(void *)b, _mm_unpacklo_epi64(r0, r1));
-            _mm_storeu_si128((__m128i *)(void *)(b + pitch), _mm_unpackhi_epi64(r0, r1));
+            STOREU(b, _mm_unpacklo_epi64(r0, r1));
+            STOREU(b + pitch, _mm_unpackhi_epi64(r0, r1));
+        }
+    }
+    tile_edges(buf, pitch, src, ni, nj, sr, sc, es, fi, fj);
+}
+
+static void tile_sse_4(char *buf, size_t pitch, const char *src, int64_t ni, int64_t nj, int64_t sr,
+                       int64_t sc, size_t es) {
+    int64_t fi = ni & ~(int64_t)3, fj = nj & ~(int64_t)3;
+    for (int64_t j = 0; j < fj; j += 4) {
+        const char *s = src + j * sc;
+        for (int64_t i = 0; i < fi; i += 4) {
+            __m128i r0 = LOADU(s + i * 4), r1 = LOADU(s + sc + i * 4);
+            __m128i r2 = LOADU(s + 2 * sc + i * 4), r3 = LOADU(s + 3 * sc + i * 4);
+            __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);
+            __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);
+            char *b = buf + (size_t)i * pitch + (size_t)j * 4;
+            STOREU(b, _mm_unpacklo_epi64(t0, t1));
+            STOREU(b + pitch, _mm_unpackhi_epi64(t0, t1));
+            STOREU(b + 2 * pitch, _mm_unpacklo_epi64(t2, t3));
+            STOREU(b + 3 * pitch, _mm_unpackhi_epi64(t2, t3));
+        }
+    }
+    tile_edges(buf, pitch, src, ni, nj, sr, sc, es, fi, fj);
+}
+
+static void tile_sse_2(char *buf, size_t pitch, const char *src, int64_t ni, int64_t nj, int64_t sr,
+                       int64_t sc, size_t es) {
+    int64_t fi = ni & ~(int64_t)7, fj = nj & ~(int64_t)7;
+    for (int64_t j = 0; j < fj; j += 8) {
+        const char *s = src + j * sc;
+        for (int64_t i = 0; i < fi; i += 8) {
+            __m128i r[8], a[8], b[8];
+            for (int k = 0; k < 8; k++)
+                r[k] = LOADU(s + k * sc + i * 2);
+            for (int k = 0; k < 4; k++) {
+                a[2 * k] = _mm_unpacklo_epi16(r[2 * k], r[2 * k + 1]);
+                a[2 * k + 1] = _mm_unpackhi_epi16(r[2 * k], r[2 * k + 1]);
+            }
+            for (int k = 0; k < 2; k++) {
+                b[4 * k] = _mm_unpacklo_epi32(a[4 * k], a[4 * k + 2]);
+                b[4 * k + 1] = _mm_unpackhi_epi32(a[4 * k], a[4 * k + 2]);
+                b[4 * k + 2] = _mm_unpacklo_epi32(a[4 * k + 1], a[4 * k + 3]);
+                b[4 * k + 3] = _mm_unpackhi_epi32(a[4 * k + 1], a[4 * k + 3]);
+            }
+            char *d = buf + (size_t)i * pitch + (size_t)j * 2;
+            for (int k = 0; k < 4; k++) {
+                STOREU(d + (size_t)(2 * k) * pitch, _mm_unpacklo_epi64(b[k], b[k + 4]));
+                STOREU(d + (size_t)(2 * k + 1) * pitch, _mm_unpackhi_epi64(b[k], b[k + 4]));
+            }
         }
     }
     tile_edges(buf, pitch, src, ni, nj, sr, sc, es, fi, fj);
@@ -123,7 +179,7 @@ static void tile_sse_1(char *buf, size_t pitch, const char *src, int64_t ni, int
         for (int64_t i = 0; i < fi; i += 16) {
             __m128i r[16], a[16], b[16], c[16];
             for (int k = 0; k < 16; k++)
-                r[k] = _mm_loadu_si128((const __m128i *)(const void *)(s + k * sc + i));
+                r[k] = LOADU(s + k * sc + i);
             for (int k = 0; k < 8; k++) {
                 a[2 * k] = _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
                 a[2 * k + 1] = _mm_unpackhi_epi8(r[2 * k], r[2 * k + 1]);
@@ -141,105 +197,93 @@ static void tile_sse_1(char *buf, size_t pitch, const char *src, int64_t ni, int
                 }
             char *d = buf + (size_t)i * pitch + (size_t)j;
             for (int t = 0; t < 4; t++) {
-                __m128i *o = (__m128i *)(void *)(d + (size_t)(4 * t) * pitch);
-                _mm_storeu_si128(o, _mm_unpacklo_epi64(c[2 * t], c[8 + 2 * t]));
-                o = (__m128i *)(void *)(d + (size_t)(4 * t + 1) * pitch);
-                _mm_storeu_si128(o, _mm_unpackhi_epi64(c[2 * t], c[8 + 2 * t]));
-                o = (__m128i *)(void *)(d + (size_t)(4 * t + 2) * pitch);
-                _mm_storeu_si128(o, _mm_unpacklo_epi64(c[2 * t + 1], c[8 + 2 * t + 1]));
-                o = (__m128i *)(void *)(d + (size_t)(4 * t + 3) * pitch);
-                _mm_storeu_si128(o, _mm_unpackhi_epi64(c[2 * t + 1], c[8 + 2 * t + 1]));
+                STOREU(d + (size_t)(4 * t) * pitch, _mm_unpacklo_epi64(c[2 * t], c[8 + 2 * t]));
+                STOREU(d + (size_t)(4 * t + 1) * pitch, _mm_unpackhi_epi64(c[2 * t], c[8 + 2 * t]));
+                STOREU(d + (size_t)(4 * t + 2) * pitch,
+                       _mm_unpacklo_epi64(c[2 * t + 1], c[8 + 2 * t + 1]));
+                STOREU(d + (size_t)(4 * t + 3) * pitch,
+                       _mm_unpackhi_epi64(c[2 * t + 1], c[8 + 2 * t + 1]));
             }
         }
     }
     tile_edges(buf, pitch, src, ni, nj, sr, sc, es, fi, fj);
 }
 
-static void tile_sse_2(char *buf, size_t pitch, const char *src, int64_t ni, int64_t nj, int64_t sr,
-                       int64_t sc, size_t es) {
-    int64_t fi = ni & ~(int64_t)7, fj = nj & ~(int64_t)7;
-    for (int64_t j = 0; j < fj; j += 8) {
-        const char *s = src + j * sc;
-        for (int64_t i = 0; i < fi; i += 8) {
-            __m128i r[8], a[8], b[8];
-            for (int k = 0; k < 8; k++)
-                r[k] = _mm_loadu_si128((const __m128i *)(const void *)(s + k * sc + i * 2));
-            for (int k = 0; k < 4; k++) {
-                a[2 * k] = _mm_unpacklo_epi16(r[2 * k], r[2 * k + 1]);
-                a[2 * k + 1] = _mm_unpackhi_epi16(r[2 * k], r[2 * k + 1]);
-            }
-            b[0] = _mm_unpacklo_epi32(a[0], a[2]), b[1] = _mm_unpackhi_epi32(a[0], a[2]);
-            b[2] = _mm_unpacklo_epi32(a[1], a[3]), b[3] = _mm_unpackhi_epi32(a[1], a[3]);
-            b[4] = _mm_unpacklo_epi32(a[4], a[6]), b[5] = _mm_unpackhi_epi32(a[4], a[6]);
-            b[6] = _mm_unpacklo_epi32(a[5], a[7]), b[7] = _mm_unpackhi_epi32(a[5], a[7]);
-            char *d = buf + (size_t)i * pitch + (size_t)j * 2;
-            for (int k = 0; k < 4; k++) {
-                _mm_storeu_si128((__m128i *)(void *)(d + (size_t)(2 * k) * pitch),
-                                 _mm_unpacklo_epi64(b[k], b[k + 4]));
-                _mm_storeu_si128((__m128i *)(void *)(d + (size_t)(2 * k + 1) * pitch),
-                                 _mm_unpackhi_epi64(b[k], b[k + 4]));
-            }
-        }
-    }
-    tile_edges(buf, pitch, src, ni, nj, sr, sc, es, fi, fj);
-}
 #endif
 
-/* Writes ni rows of nb bytes from buf (rows `pitch` apart) to d (rows dr
- * apart). With `stream`, uses non-temporal stores when everything is 16-byte
- * aligned: for copies much larger than the caches, this saves reading every
- * destination line before overwriting it. */
-static void store_rows(char *d, int64_t dr, const char *buf, size_t pitch, int64_t ni, size_t nb,
-                       bool stream) {
+/* The transposition of one 2-d slice (see the top of the file). */
+typedef struct {
+    int64_t rows, cols; /* extents of i and j */
+    int64_t dr;         /* destination stride of i (j's is es) */
+    int64_t sr, sc;     /* source strides of i and j */
+    size_t es;
+    tile_fn load;
+    int64_t ti, tj;           /* tile extents */
+    int64_t super_i, super_j; /* super-block extents, multiples of ti and tj */
+    bool stream;              /* non-temporal stores */
+} plane;
+
+/* Writes the ni rows of nb bytes of a loaded tile (rows `pitch` apart in
+ * buf) to d, rows pl->dr apart. */
+static void store_tile(const plane *pl, char *d, const char *buf, size_t pitch, int64_t ni,
+                       size_t nb) {
 #if defined(__SSE2__)
-    if (stream && ((uintptr_t)d & 15) == 0 && (dr & 15) == 0 && (nb & 15) == 0) {
+    /* Rows that are not whole vectors (a row stride or width that is not a
+     * multiple of 16 bytes) are stored plainly: partial lines written both
+     * ways measured slower than plain stores. */
+    if (pl->stream && ((uintptr_t)d & 15) == 0 && (pl->dr & 15) == 0 && (nb & 15) == 0) {
         for (int64_t i = 0; i < ni; i++) {
             const char *b = buf + (size_t)i * pitch;
-            char *row = d + i * dr;
+            char *row = d + i * pl->dr;
             for (size_t k = 0; k < nb; k += 16)
-                _mm_stream_si128((__m128i *)(void *)(row + k),
-                                 _mm_load_si128((const __m128i *)(const void *)(b + k)));
+                _mm_stream_si128((__m128i *)(void *)(row + k), LOADU(b + k));
         }
         return;
     }
-#else
-    (void)stream;
 #endif
     for (int64_t i = 0; i < ni; i++)
-        memcpy(d + i * dr, buf + (size_t)i * pitch, nb);
+        memcpy(d + i * pl->dr, buf + (size_t)i * pitch, nb);
 }
 
-/* dst[i * dr + j] = src[i * sr + j * sc] for i < rows, j < cols (dst's j in
- * elements, all strides in bytes): each tile (tile_edge square) is loaded into a
- * small buffer along the source's short stride, then written out as whole
- * destination row pieces, so neither side walks memory one element per cache
- * line (with power-of-two strides that would also thrash the cache sets).
- * Tiles are visited in blocks of about 2 KiB per row so that each source row
- * is read in long runs, and the next tile's source lines are prefetched. */
-static void copy_plane(char *dst, const char *src, int64_t rows, int64_t cols, int64_t dr,
-                       int64_t sr, int64_t sc, size_t es, tile_fn load, bool stream) {
-    _Alignas(16) char buf[TILE_BYTES_MAX];
-    const int64_t T = tile_edge(es);
-    const size_t pitch = (size_t)T * es; /* a multiple of 16 */
-    int64_t block = (int64_t)(2048 / es) / T * T;
-    if (block < T)
-        block = T;
-    for (int64_t jb = 0; jb < cols; jb += block) {
-        int64_t je = cols - jb < block ? cols : jb + block;
-        for (int64_t ib = 0; ib < rows; ib += block) {
-            int64_t ie = rows - ib < block ? rows : ib + block;
-            for (int64_t j0 = jb; j0 < je; j0 += T) {
-                int64_t nj = je - j0 < T ? je - j0 : T;
-                for (int64_t i0 = ib; i0 < ie; i0 += T) {
-                    int64_t ni = ie - i0 < T ? ie - i0 : T;
-                    if (ie - i0 > T) {
-                        const char *next = src + (i0 + T) * sr + j0 * sc;
-                        for (int64_t j = 0; j < nj; j++)
-                            __builtin_prefetch(next + j * sc);
+static void copy_plane(const plane *pl, char *dst, const char *src) {
+    _Alignas(16) char buf[TILE_BUF_BYTES];
+    const size_t es = pl->es;
+    const size_t pitch = (size_t)pl->tj * es;
+    const int64_t ti = pl->ti, tj = pl->tj;
+    /* Tile rows start where source columns cross a cache line, when the
+     * elements are aligned so that they can. */
+    int64_t first = 0;
+    if (pl->sr == (int64_t)es) {
+        uintptr_t a = (uintptr_t)src % TILE_SRC_BYTES;
+        if (a % es == 0)
+            first = (int64_t)((TILE_SRC_BYTES - a) % TILE_SRC_BYTES / es);
+    }
+    const int64_t base = first > 0 ? first - ti : 0; /* the first tile starts before row 0 */
+    for (int64_t jb = 0; jb < pl->cols; jb += pl->super_j) {
+        const int64_t je = min64(jb + pl->super_j, pl->cols);
+        for (int64_t ib = base; ib < pl->rows; ib += pl->super_i) {
+            const int64_t ie = min64(ib + pl->super_i, pl->rows);
+            for (int64_t j0 = jb; j0 < je; j0 += tj) {
+                const int64_t nj = min64(tj, je - j0);
+                for (int64_t i0 = ib; i0 < ie; i0 += ti) {
+                    const int64_t lo = i0 > 0 ? i0 : 0, hi = min64(i0 + ti, ie);
+                    /* Prefetch the source lines of the next tile (its first
+                     * line in each column; the tile grid follows the lines):
+                     * further down these columns, or the top of the next
+                     * ones. Kept inline: GCC may drop a call to a function
+                     * that only prefetches. */
+                    int64_t pi0 = hi, pj0 = j0;
+                    if (hi >= ie) {
+                        pi0 = ib > 0 ? ib : 0;
+                        pj0 = j0 + tj;
                     }
-                    load(buf, pitch, src + i0 * sr + j0 * sc, ni, nj, sr, sc, es);
-                    store_rows(dst + i0 * dr + j0 * (int64_t)es, dr, buf, pitch, ni,
-                               (size_t)nj * es, stream);
+                    const int64_t pj1 = min64(pj0 + tj, je);
+                    for (int64_t j = pj0; j < pj1; j++)
+                        __builtin_prefetch(src + pi0 * pl->sr + j * pl->sc, 0, 1);
+                    pl->load(buf, pitch, src + lo * pl->sr + j0 * pl->sc, hi - lo, nj, pl->sr,
+                             pl->sc, es);
+                    store_tile(pl, dst + lo * pl->dr + j0 * (int64_t)es, buf, pitch, hi - lo,
+                               (size_t)nj * es);
                 }
             }
         }
@@ -262,18 +306,20 @@ static gather_fn select_gather(size_t es) {
     return gather_any;
 }
 
-/* The tile loader for a plane whose source row stride is `sr`. */
+/* The tile loader for a slice whose source stride along i is `sr`. */
 static tile_fn select_tile(size_t es, int64_t sr) {
 #if defined(__SSE2__)
     if (sr == (int64_t)es) {
-        if (es == 1)
+        switch (es) {
+        case 1:
             return tile_sse_1;
-        if (es == 2)
+        case 2:
             return tile_sse_2;
-        if (es == 4)
+        case 4:
             return tile_sse_4;
-        if (es == 8)
+        case 8:
             return tile_sse_8;
+        }
     }
 #else
     (void)sr;
@@ -293,27 +339,46 @@ static tile_fn select_tile(size_t es, int64_t sr) {
     return tile_any;
 }
 
-/* Drops extent-1 dimensions and merges source-contiguous neighbours; returns
- * the number of dimensions left in dims (row-major order, destination
- * strides compact). */
-static int simplify(const pjdl_layout *l, copy_dim *dims) {
-    int n = 0;
-    int64_t dst_stride = (int64_t)l->elem_size;
-    int64_t dst[PJDL_MAX_RANK];
-    for (int32_t i = l->ndim - 1; i >= 0; i--) {
-        dst[i] = dst_stride;
-        dst_stride *= l->shape[i];
+/* Drops extent-1 dimensions, orders the rest by destination stride (outer
+ * to inner, so that writes go forward) and merges neighbours that are
+ * contiguous with each other on both sides. Returns the number left in d, or
+ * -1 for an empty array. */
+static int simplify(const int64_t *dst_strides, const int64_t *src_strides, const int64_t *dims,
+                    size_t ndim, size_t es, copy_dim *d) {
+    for (size_t k = 0; k < ndim; k++)
+        if (dims[k] == 0)
+            return -1;
+    int m = 0;
+    int64_t compact = (int64_t)es; /* the array's size fits: no overflow */
+    for (size_t k = ndim; k-- > 0;) {
+        int64_t ds = dst_strides != NULL ? dst_strides[k] : compact;
+        if (dst_strides == NULL)
+            compact *= dims[k];
+        if (dims[k] > 1)
+            d[m++] = (copy_dim){dims[k], ds, src_strides[k]};
     }
-    for (int32_t i = 0; i < l->ndim; i++) {
-        if (l->shape[i] == 1)
-            continue;
-        copy_dim d = {l->shape[i], l->byte_strides[i], dst[i]};
-        if (n > 0 && dims[n - 1].src == d.src * d.extent) {
-            dims[n - 1].extent *= d.extent;
-            dims[n - 1].src = d.src;
-            dims[n - 1].dst = d.dst;
+    /* Collected inner to outer: reverse, then an insertion sort by |dst
+     * stride|, descending (stable, so C order stays as it is). */
+    for (int i = 0, j = m - 1; i < j; i++, j--) {
+        copy_dim t = d[i];
+        d[i] = d[j];
+        d[j] = t;
+    }
+    for (int i = 1; i < m; i++)
+        for (int j = i; j > 0 && magnitude(d[j].dst) > magnitude(d[j - 1].dst); j--) {
+            copy_dim t = d[j];
+            d[j] = d[j - 1];
+            d[j - 1] = t;
+        }
+    int n = 0;
+    for (int i = 0; i < m; i++) {
+        if (n > 0 && spans(d[i].dst, d[i].extent, d[n - 1].dst) &&
+            spans(d[i].src, d[i].extent, d[n - 1].src)) {
+            d[n - 1].extent *= d[i].extent;
+            d[n - 1].dst = d[i].dst;
+            d[n - 1].src = d[i].src;
         } else {
-            dims[n++] = d;
+            d[n++] = d[i];
         }
     }
     return n;
@@ -321,73 +386,81 @@ static int simplify(const pjdl_layout *l, copy_dim *dims) {
 
 typedef enum { KERNEL_RUN, KERNEL_PLANE, KERNEL_GATHER } kernel_kind;
 
-void pjdl_strided_copy(void *dst_, const void *src_, const pjdl_layout *l) {
+void pjdl_strided_copy_nd(void *dst_, const int64_t *dst_strides, const void *src_,
+                          const int64_t *src_strides, const int64_t *dims, size_t ndim,
+                          size_t elem_size) {
     char *dst = dst_;
     const char *src = src_;
-    if (l->num_elements == 0)
+    const size_t es = elem_size;
+    copy_dim dims_[PJDL_STRIDED_COPY_MAX_DIMS];
+    int n = simplify(dst_strides, src_strides, dims, ndim, es, dims_);
+    if (n < 0)
         return;
-    if (l->kind == PJDL_LAYOUT_ROW_MAJOR) {
-        memcpy(dst, src, l->nbytes);
-        return;
-    }
-    const size_t es = l->elem_size;
-    copy_dim dims[PJDL_MAX_RANK];
-    int n = simplify(l, dims);
     if (n == 0) {
         memcpy(dst, src, es);
         return;
     }
-    gather_fn gather = select_gather(es);
-    tile_fn tile = NULL;
-
-    const copy_dim inner = dims[n - 1];
+    const copy_dim inner = dims_[n - 1];
     kernel_kind kind = KERNEL_GATHER;
     int p = -1;
-    if (inner.src == (int64_t)es) {
+    plane pl = {0};
+    if (inner.dst == (int64_t)es && inner.src == (int64_t)es) {
         kind = KERNEL_RUN;
-    } else {
+    } else if (inner.dst == (int64_t)es && es <= TILE_SRC_BYTES) {
         /* The dimension with the smallest source stride, if it beats the
-         * innermost one: the plane (p, inner) is a transposition. */
-        uint64_t best = inner.src < 0 ? 0 - (uint64_t)inner.src : (uint64_t)inner.src;
+         * innermost one: the slice (p, inner) is a transposition. */
+        uint64_t best = magnitude(inner.src);
         for (int k = 0; k < n - 1; k++) {
-            uint64_t a = dims[k].src < 0 ? 0 - (uint64_t)dims[k].src : (uint64_t)dims[k].src;
-            if (a < best) {
-                best = a;
+            if (magnitude(dims_[k].src) < best) {
+                best = magnitude(dims_[k].src);
                 p = k;
             }
         }
-        /* The tile buffer holds elements of up to 16 bytes; wider ones
-         * (odd DLPack widths up to 31 bytes) are gathered. */
-        if (p >= 0 && es <= 16) {
+        if (p >= 0) {
             kind = KERNEL_PLANE;
-            tile = select_tile(es, dims[p].src);
-        } else {
-            p = -1;
+            int64_t ti = (int64_t)(TILE_SRC_BYTES / es), tj = (int64_t)(TILE_DST_BYTES / es);
+            pl = (plane){
+                .rows = dims_[p].extent,
+                .cols = inner.extent,
+                .dr = dims_[p].dst,
+                .sr = dims_[p].src,
+                .sc = inner.src,
+                .es = es,
+                .load = select_tile(es, dims_[p].src),
+                .ti = ti,
+                .tj = tj,
+                .super_i = (SUPER_EDGE + ti - 1) / ti * ti,
+                .super_j = (SUPER_EDGE + tj - 1) / tj * tj,
+            };
+#if defined(__SSE2__)
+            uint64_t total = es;
+            for (int k = 0; k < n; k++)
+                total *= (uint64_t)dims_[k].extent;
+            pl.stream = total >= STREAM_BYTES;
+#endif
         }
     }
+    gather_fn gather = select_gather(es);
 
     /* The outer dimensions: all but the innermost (and p for a plane). */
-    copy_dim outer[PJDL_MAX_RANK];
+    copy_dim outer[PJDL_STRIDED_COPY_MAX_DIMS];
     int no = 0;
     for (int k = 0; k < n - 1; k++)
         if (k != p)
-            outer[no++] = dims[k];
+            outer[no++] = dims_[k];
 
-    int64_t count[PJDL_MAX_RANK] = {0};
+    int64_t count[PJDL_STRIDED_COPY_MAX_DIMS] = {0};
     int64_t so = 0, dof = 0;
-    const int64_t run_bytes = inner.extent * (int64_t)es;
-    const bool stream = l->nbytes >= STREAM_BYTES;
     for (;;) {
         switch (kind) {
         case KERNEL_RUN:
-            memcpy(dst + dof, src + so, (size_t)run_bytes);
+            memcpy(dst + dof, src + so, (size_t)inner.extent * es);
             break;
         case KERNEL_PLANE:
-            copy_plane(dst + dof, src + so, dims[p].extent, inner.extent, dims[p].dst, dims[p].src,
-                       inner.src, es, tile, stream);
+            copy_plane(&pl, dst + dof, src + so);
             break;
         case KERNEL_GATHER:
-            gather(dst + dof, src + so, inner.extent, inner.src, es);
+            gather(dst + dof, src + so, inner.extent, inner.dst, inner.src, es);
             break;
         }
         /* Odometer over the outer dimensions, innermost fastest. */
@@ -405,7 +478,7 @@ void pjdl_strided_copy(void *dst_, const void *src_, const pjdl_layout *l) {
             break;
     }
 #if defined(__SSE2__)
-    if (stream && kind == KERNEL_PLANE)
+    if (kind == KERNEL_PLANE && pl.stream)
         _mm_sfence(); /* order the non-temporal stores before the caller's */
 #endif
 }
