@@ -31,9 +31,11 @@ PJRT_Error *ref_shape_init(ref_shape *shape, const char *fn, PJRT_Buffer_Type ty
             return INVALID("%s: dimension %zu is negative (%lld)", fn, i, (long long)dims[i]);
         shape->dims[i] = dims[i];
         empty = empty || dims[i] == 0;
-        if (!empty && __builtin_mul_overflow(elements, (uint64_t)dims[i], &elements))
-            return INVALID("%s: the number of elements overflows", fn);
     }
+    /* Empty whatever the other dimensions are (their product is unused). */
+    for (size_t i = 0; i < num_dims && !empty; i++)
+        if (__builtin_mul_overflow(elements, (uint64_t)dims[i], &elements))
+            return INVALID("%s: the number of elements overflows", fn);
     if (empty)
         elements = 0;
     size_t bytes;

@@ -128,7 +128,12 @@ static pjdl_code read_layout(pjdl_buffer *b) {
 static pjdl_code compute_size(pjdl_buffer *b) {
     b->elem_size = pjdl_pjrt_type_size(b->type);
     size_t n = 1;
-    for (size_t i = 0; i < b->ndim; i++)
+    /* A zero anywhere makes an empty buffer, whatever the other dimensions
+     * (they may be huge: their product is never used). */
+    for (size_t i = 0; i < b->ndim && n != 0; i++)
+        if (b->dims[i] == 0)
+            n = 0;
+    for (size_t i = 0; i < b->ndim && n != 0; i++)
         if (__builtin_mul_overflow(n, (size_t)b->dims[i], &n))
             return pjdl_fail(PJDL_INTERNAL, "PJRT_Buffer_Dimensions reports dimensions whose "
                                             "number of elements overflows");
