@@ -73,7 +73,20 @@ static unsigned set_bits(import_owner *o, unsigned bits) {
 void pjdl_import_owner_finish(import_owner *o, bool success) {
     unsigned held = success && o->container != NULL ? OWNER_HELD : 0;
     deleter d = deleter_of(o);
-    unsigned old = set_bits(o, (success ? OWNER_LIVE : OWNER_FAILED) | held);
+    unsigned old;
+    if (held) {
+        /* A view that was just created: nobody else has its PJRT handle,
+         * so PJRT cannot release the memory now (a plugin that called back
+         * during the creation shows OWNER_RELEASED here). A plain store is
+         * enough; even against a plugin that calls back concurrently for a
+         * live view, losing that bit only keeps the producer's memory. */
+        old = atomic_load_explicit(&o->bits, memory_order_acquire);
+        if (!(old & OWNER_RELEASED)) {
+            atomic_store_explicit(&o->bits, old | OWNER_LIVE | held, memory_order_release);
+            return;
+        }
+    }
+    old = set_bits(o, (success ? OWNER_LIVE : OWNER_FAILED) | held);
     if (!(old & OWNER_RELEASED))
         return; /* PJRT's release finishes */
     if (success)
