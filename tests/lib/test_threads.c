@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #include "lib_util.h"
 
@@ -158,16 +159,19 @@ typedef struct exporter {
     pjdl_buffer *buffer;
     const void *expect; /* the buffer's data pointer */
     const float *data;  /* its 16 values */
-    atomic_int *go;
+    pthread_barrier_t *start;
+    atomic_long *attempts; /* by all exporters */
+    long count;            /* exports to try */
     int ok, refused, wrong;
 } exporter;
 
 static void *export_while_deleted(void *arg) {
     exporter *e = arg;
-    while (!atomic_load(e->go))
-        sched_yield();
-    /* Until the delete is seen, then a few more that must be refused too. */
-    for (long i = 0; i < 1000000 && e->refused < 4; i++) {
+    pthread_barrier_wait(e->start);
+    /* A fixed number of exports (no spinning on the other threads: under
+     * valgrind a spinning thread can keep the others off the CPU). */
+    for (long i = 0; i < e->count; i++) {
+        atomic_fetch_add(e->attempts, 1);
         DLManagedTensorVersioned *t = NULL;
         pjdl_code rc = pjdl_buffer_export(e->buffer, NULL, &t);
         if (rc == PJDL_OK) {
@@ -192,35 +196,56 @@ static void first_exports_race_delete(void **state) {
     (void)state;
     pjdl_plugin *plugin = lib_load();
     pjdl_client *client = lib_client(plugin, "cpu");
+    const char *valgrind = getenv("PJDL_UNDER_VALGRIND");
+    long count = valgrind && valgrind[0] == '1' ? 100 : 2000;
     float data[16];
     for (int i = 0; i < 16; i++)
         data[i] = (float)i;
     const int64_t dims[] = {4, 4};
+    long refused = 0;
     for (int round = 0; round < 6; round++) {
         pjdl_buffer *b = NULL;
         LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
         void *expect = NULL;
         LIB_OK(pjdl_buffer_data_pointer(b, &expect));
-        atomic_int go = 0;
+        pthread_barrier_t start;
+        assert_int_equal(pthread_barrier_init(&start, NULL, THREADS + 1), 0);
+        atomic_long attempts = 0;
         pthread_t threads[THREADS];
         exporter ex[THREADS];
         for (int t = 0; t < THREADS; t++) {
-            ex[t] = (exporter){.buffer = b, .expect = expect, .data = data, .go = &go};
+            ex[t] = (exporter){.buffer = b,
+                               .expect = expect,
+                               .data = data,
+                               .start = &start,
+                               .attempts = &attempts,
+                               .count = count};
             assert_int_equal(pthread_create(&threads[t], NULL, export_while_deleted, &ex[t]), 0);
         }
-        atomic_store(&go, 1);
-        for (int y = 0; y < round * 4; y++)
-            sched_yield();
-        LIB_OK(pjdl_buffer_delete(b));
+        /* Round 0 deletes before any export starts; the others after a
+         * number of exports that grows with the round, polled with short
+         * sleeps (the exporters may also all finish first). */
+        if (round == 0)
+            LIB_OK(pjdl_buffer_delete(b));
+        pthread_barrier_wait(&start);
+        while (round > 0 && atomic_load(&attempts) < (round - 1) * THREADS * 4) {
+            struct timespec ts = {0, 100000};
+            nanosleep(&ts, NULL);
+        }
+        if (round > 0)
+            LIB_OK(pjdl_buffer_delete(b));
         for (int t = 0; t < THREADS; t++) {
             pthread_join(threads[t], NULL);
             assert_int_equal(ex[t].wrong, 0);
-            assert_int_equal(ex[t].refused, 4);
+            assert_int_equal(ex[t].ok + ex[t].refused, count);
+            refused += ex[t].refused;
         }
+        pthread_barrier_destroy(&start);
         DLManagedTensorVersioned *t = NULL;
         LIB_FAILS(PJDL_FAILED_PRECONDITION, pjdl_buffer_export(b, NULL, &t));
         pjdl_buffer_release(b);
     }
+    assert_true(refused >= THREADS * count); /* round 0 at least */
     assert_int_equal(lib_live(client), 0);
     pjdl_client_release(client);
     pjdl_plugin_release(plugin);
