@@ -184,10 +184,6 @@ void pjdl_buffer_free_block(pjdl_buffer *b) {
     free(b);
 }
 
-static void buffer_discard(pjdl_buffer *b) {
-    pjdl_buffer_free_block(b);
-}
-
 pjdl_code pjdl_buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer **out) {
     PJRT_Buffer_Type type = PJRT_Buffer_Type_INVALID;
     const int64_t *dims = NULL;
@@ -200,7 +196,7 @@ pjdl_code pjdl_buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer 
         return code;
     code = buffer_fill(b);
     if (code != PJDL_OK) {
-        buffer_discard(b);
+        pjdl_buffer_free_block(b);
         return code;
     }
     pjdl_client_retain(client);
@@ -218,7 +214,7 @@ pjdl_code pjdl_buffer_new_view(pjdl_client *client, PJRT_Buffer_Type type, const
         return code;
     code = compute_size(b);
     if (code != PJDL_OK) {
-        buffer_discard(b);
+        pjdl_buffer_free_block(b);
         return code;
     }
     b->device = device;
