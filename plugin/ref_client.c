@@ -115,11 +115,6 @@ static void client_free(PJRT_Client *client) {
     ref_free(NULL, client);
 }
 
-PJRT_Client *ref_client_retain(PJRT_Client *client) {
-    atomic_fetch_add(&client->hold, REF_HOLD_REF);
-    return client;
-}
-
 void ref_client_release(PJRT_Client *client) {
     if (client != NULL && atomic_fetch_sub(&client->hold, REF_HOLD_REF) == REF_HOLD_REF)
         client_free(client);

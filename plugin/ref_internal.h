@@ -244,7 +244,6 @@ struct PJRT_Client {
     ref_stream *streams;
 };
 
-PJRT_Client *ref_client_retain(PJRT_Client *client);
 /* One more / one less live allocation attributed to the client; the last
  * hold to go frees it (ref_alloc.c's counting). */
 void ref_client_add_alloc(PJRT_Client *client);
