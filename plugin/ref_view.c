@@ -49,6 +49,10 @@ ref_PJRT_Client_CreateViewOfDeviceBuffer(PJRT_Client_CreateViewOfDeviceBuffer_Ar
     static const char fn[] = "PJRT_Client_CreateViewOfDeviceBuffer";
     REF_CHECK_ARGS_UPTO(args, PJRT_Client_CreateViewOfDeviceBuffer_Args, buffer);
     REF_RETURN_IF_NULL(args->client, fn, "client");
+    /* XLA's plugins call on_delete_callback unconditionally (a NULL one
+     * aborts the process there when the view goes): refuse it up front so
+     * that a client's mistake shows here, not on a real plugin. */
+    REF_RETURN_IF_NULL(args->on_delete_callback, fn, "on_delete_callback");
     PJRT_Client *client = args->client;
     if (atomic_load(&client->destroyed))
         return ref_error(PJRT_Error_Code_FAILED_PRECONDITION, "%s: the client has been destroyed",

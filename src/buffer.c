@@ -164,6 +164,7 @@ static pjdl_code buffer_new(pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_
         return code;
     atomic_init(&b->refs, 1);
     atomic_init(&b->ready, false);
+    atomic_init(&b->pin_busy, false);
     pthread_mutex_init(&b->mu, NULL);
     b->client = client;
     b->buffer = pjrt;

@@ -10,6 +10,7 @@
  * to unpin): the state flags are read atomically, readiness is remembered by
  * the buffer, and the data pointer and dtype are kept by the buffer after
  * the first such export (see known_data). */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,13 +45,37 @@ static bool has_pin_slots(const PJRT_Api *api) {
            api->PJRT_Buffer_DecreaseExternalReferenceCount != NULL;
 }
 
+/* One pin call at a time per buffer. The C API does not promise that a
+ * buffer's external reference count may be changed from several threads at
+ * once, and XLA's plugins crash if it is (a buffer's references are a plain
+ * vector there). Pin calls are short: a spin that yields costs one exchange
+ * and one store when uncontended, less than a mutex.
+ *
+ * The lock is the pjdl_buffer's own, not one shared by address: a decrease
+ * may free a view's memory and run its on_delete_callback, which may drop
+ * the pin of another buffer (the view's producer) on the same thread; a
+ * shared lock could then be taken twice. A PJRT buffer has one pjdl_buffer
+ * (pjdl_buffer_wrap adopts it), so one lock per pjdl_buffer is enough. */
+static void pin_lock(pjdl_buffer *b) {
+    for (unsigned spins = 0; atomic_exchange_explicit(&b->pin_busy, true, memory_order_acquire);
+         spins++)
+        if (spins >= 64)
+            sched_yield();
+}
+
+static void pin_unlock(pjdl_buffer *b) {
+    atomic_store_explicit(&b->pin_busy, false, memory_order_release);
+}
+
 /* Drops the pin taken by pin(), which found both slots present. */
 static void unpin(pjdl_buffer *b) {
     const PJRT_Api *api = pjdl_client_api(b->client);
     PJRT_Buffer_DecreaseExternalReferenceCount_Args args = {
         .struct_size = PJRT_Buffer_DecreaseExternalReferenceCount_Args_STRUCT_SIZE,
         .buffer = b->buffer};
+    pin_lock(b);
     PJRT_Error *error = api->PJRT_Buffer_DecreaseExternalReferenceCount(&args);
+    pin_unlock(b);
     if (error != NULL)
         pjdl_drop_error(api, error);
 }
@@ -86,7 +111,9 @@ static pjdl_code pin(pjdl_buffer *b) {
     PJRT_Buffer_IncreaseExternalReferenceCount_Args args = {
         .struct_size = PJRT_Buffer_IncreaseExternalReferenceCount_Args_STRUCT_SIZE,
         .buffer = b->buffer};
+    pin_lock(b);
     PJRT_Error *error = p->api->PJRT_Buffer_IncreaseExternalReferenceCount(&args);
+    pin_unlock(b);
     if (error == NULL)
         return PJDL_OK;
     return pjdl_take_error_ctx(p->api, error, "PJRT_Buffer_IncreaseExternalReferenceCount");

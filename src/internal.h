@@ -21,7 +21,6 @@ struct pjdl_plugin {
     void *handle; /* dlopen handle; NULL for pjdl_plugin_from_api */
     char *path;   /* what was dlopen()ed; NULL for pjdl_plugin_from_api */
     int major, minor;
-    bool counted; /* counted in the init registry's users (plugin.c) */
 };
 
 /* Makes a plugin of a dlopen()ed library (plugin.c); takes handle and path. */
@@ -164,6 +163,9 @@ struct pjdl_buffer {
     atomic_bool deleted;     /* pjdl_buffer_delete */
     atomic_bool transferred; /* a transfer-mode export */
     atomic_bool ready;       /* the ready event completed without error */
+    /* Held around every Increase/DecreaseExternalReferenceCount call on this
+     * buffer (export.c explains why). */
+    atomic_bool pin_busy;
     PJRT_Buffer_Type type;
     size_t elem_size; /* 0 for sub-byte types */
     size_t size_bytes;

@@ -7,51 +7,30 @@
 #include "internal.h"
 
 /* The tables this process has initialized, so each is initialized once. The
- * mutex also serializes initialization itself and unloading.
- *
- * An entry is only true while the library stays mapped. A library we
- * loaded is unloaded with our last reference, and its entry goes with it,
- * unless someone else still holds the library: then the entry takes a
- * handle of its own (pin), so the library cannot be unloaded behind the
- * entry's back and come back uninitialized at the same address. */
+ * mutex also serializes initialization itself. Entries are never removed:
+ * a plugin the library loads stays mapped until the process exits (see
+ * open_library in plugin_load.c), so its table's address stays its own. */
 typedef struct init_entry {
     const PJRT_Api *api;
-    void *pin;
-    long users; /* live pjdl_plugin objects that dlopen()ed this library */
     struct init_entry *next;
 } init_entry;
 
 static pthread_mutex_t init_mu = PTHREAD_MUTEX_INITIALIZER;
 static init_entry *init_list;
 
-static init_entry *init_find_locked(const PJRT_Api *api) {
+static bool init_known_locked(const PJRT_Api *api) {
     for (init_entry *e = init_list; e; e = e->next)
         if (e->api == api)
-            return e;
-    return NULL;
-}
-
-static bool init_known_locked(const PJRT_Api *api) {
-    return init_find_locked(api) != NULL;
-}
-
-static void init_forget_locked(const PJRT_Api *api) {
-    for (init_entry **p = &init_list; *p; p = &(*p)->next) {
-        if ((*p)->api == api) {
-            init_entry *dead = *p;
-            *p = dead->next;
-            free(dead);
-            return;
-        }
-    }
+            return true;
+    return false;
 }
 
 /* Calls PJRT_Plugin_Initialize unless this process already did for `api`. */
 static pjdl_code plugin_initialize(pjdl_plugin *plugin) {
     pjdl_code code = PJDL_OK;
     pthread_mutex_lock(&init_mu);
-    init_entry *entry = init_find_locked(plugin->api);
-    if (entry == NULL) {
+    if (!init_known_locked(plugin->api)) {
+        init_entry *entry = NULL;
         code = pjdl_alloc(sizeof *entry, "the plugin registry", &entry);
         /* A plugin without Initialize needs none. */
         if (code == PJDL_OK && PJDL_HAS(plugin, PJRT_Plugin_Initialize)) {
@@ -66,12 +45,7 @@ static pjdl_code plugin_initialize(pjdl_plugin *plugin) {
             init_list = entry;
         } else {
             free(entry);
-            entry = NULL;
         }
-    }
-    if (entry != NULL && plugin->handle != NULL) {
-        entry->users++;
-        plugin->counted = true;
     }
     pthread_mutex_unlock(&init_mu);
     return code;
@@ -168,32 +142,13 @@ void pjdl_plugin_retain(pjdl_plugin *plugin) {
         atomic_fetch_add_explicit(&plugin->refs, 1, memory_order_relaxed);
 }
 
-/* Drops our handle; keeps the registry true (see init_entry). */
-static void plugin_unload(pjdl_plugin *plugin) {
-    pthread_mutex_lock(&init_mu);
-    dlclose(plugin->handle);
-    init_entry *entry = init_find_locked(plugin->api);
-    if (entry == NULL || (plugin->counted && --entry->users > 0)) {
-        pthread_mutex_unlock(&init_mu);
-        return;
-    }
-    void *still = dlopen(plugin->path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-    if (still == NULL)
-        init_forget_locked(plugin->api);
-    else if (entry != NULL && entry->pin == NULL)
-        entry->pin = still;
-    else
-        dlclose(still);
-    pthread_mutex_unlock(&init_mu);
-}
-
 void pjdl_plugin_release(pjdl_plugin *plugin) {
     if (plugin == NULL)
         return;
     if (atomic_fetch_sub_explicit(&plugin->refs, 1, memory_order_acq_rel) != 1)
         return;
     if (plugin->handle != NULL)
-        plugin_unload(plugin);
+        dlclose(plugin->handle); /* drops a count; the library stays mapped */
     free(plugin->path);
     free(plugin);
 }
@@ -240,8 +195,6 @@ __attribute__((destructor)) static void registry_free(void) {
     while (init_list != NULL) {
         init_entry *dead = init_list;
         init_list = dead->next;
-        if (dead->pin != NULL)
-            dlclose(dead->pin);
         free(dead);
     }
     pthread_mutex_unlock(&init_mu);

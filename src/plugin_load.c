@@ -84,8 +84,13 @@ static pjdl_code resolve_path(const char *path, char *buf, size_t size) {
     return PJDL_OK;
 }
 
+/* RTLD_NODELETE: a plugin, once loaded, stays mapped until the process
+ * exits. Real plugins are not written to be unloaded: XLA's registers
+ * exit-time handlers and keeps thread pools, and the process crashes at exit
+ * if its code is gone. PJRT_Plugin_Initialize is also once per process, and
+ * frameworks (JAX) never unload a plugin either. */
 static pjdl_code open_library(const char *path, void **handle, const PJRT_Api **api) {
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (h == NULL) {
         const char *why = dlerror();
         bool missing = strchr(path, '/') != NULL ? access(path, F_OK) != 0

@@ -333,6 +333,12 @@ static inline void pu_count_delete(void *ptr, void *arg) {
     __atomic_fetch_add((int *)arg, 1, __ATOMIC_SEQ_CST);
 }
 
+static inline void pu_no_delete(void *ptr, void *arg) {
+    (void)ptr;
+    (void)arg;
+}
+
+/* A view of `ptr`; `deleted` (may be NULL) counts on_delete_callback calls. */
 static inline PJRT_Client_CreateViewOfDeviceBuffer_Args pu_view_args(PJRT_Client *client, void *ptr,
                                                                      PJRT_Buffer_Type type,
                                                                      const int64_t *dims, size_t n,
@@ -345,7 +351,7 @@ static inline PJRT_Client_CreateViewOfDeviceBuffer_Args pu_view_args(PJRT_Client
         .num_dims = n,
         .element_type = type,
         .device = pu_device(client, 0),
-        .on_delete_callback = deleted ? pu_count_delete : NULL,
+        .on_delete_callback = deleted ? pu_count_delete : pu_no_delete,
         .on_delete_callback_arg = deleted};
     return a;
 }

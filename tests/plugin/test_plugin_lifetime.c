@@ -227,6 +227,11 @@ static void test_failed_views_keep_ownership(void **state) {
         pu_view_args(client, (char *)o.data + 2, PJRT_Buffer_Type_S32, dims, 1, &deleted);
     PU_EXPECT_ERROR(pu_api->PJRT_Client_CreateViewOfDeviceBuffer(&v),
                     PJRT_Error_Code_INVALID_ARGUMENT, "not aligned");
+    v.device_buffer_ptr = o.data;
+    v.on_delete_callback = NULL; /* XLA would abort later; refused now */
+    PU_EXPECT_ERROR(pu_api->PJRT_Client_CreateViewOfDeviceBuffer(&v),
+                    PJRT_Error_Code_INVALID_ARGUMENT, "on_delete_callback");
+    v.on_delete_callback = pu_count_delete;
     v.device_buffer_ptr = (char *)o.data + 8;
     v.element_type = PJRT_Buffer_Type_C128;
     PU_EXPECT_ERROR(pu_api->PJRT_Client_CreateViewOfDeviceBuffer(&v),
