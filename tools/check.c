@@ -5,44 +5,50 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
 
 static const ck_def checks[] = {
-    {"abi.entry", "GetPjrtApi is exported and returns a function table", ck_abi_entry, false},
-    {"abi.version", "the ABI major version matches; any minor is accepted", ck_abi_version, false},
-    {"abi.table", "the entry points DLPack needs are inside struct_size and not NULL", ck_abi_table,
+    {"abi.entry", "GetPjrtApi is exported and returns a function table", ck_abi_entry, false,
      false},
-    {"abi.extensions", "the extension chain is well formed", ck_abi_extensions, false},
+    {"abi.version", "the ABI major version matches; any minor is accepted", ck_abi_version, false,
+     false},
+    {"abi.table", "the entry points DLPack needs are inside struct_size and not NULL", ck_abi_table,
+     false, false},
+    {"abi.extensions", "the extension chain is well formed", ck_abi_extensions, false, false},
     {"abi.args", "args struct_size: too small is refused, larger (newer caller) accepted",
-     ck_abi_args, true},
-    {"export.types", "export of every element type DLPack can express", ck_export_types, true},
+     ck_abi_args, true, false},
+    {"export.types", "export of every element type DLPack can express", ck_export_types, true,
+     false},
     {"export.shapes", "export of 0-d, zero-size and multi-dimensional buffers", ck_export_shapes,
-     true},
+     true, false},
     {"export.strided", "export of a buffer with a non-row-major device layout", ck_export_strided,
-     true},
-    {"import.views", "import is a zero-copy view of the producer's memory", ck_import_views, true},
+     true, false},
+    {"import.views", "import is a zero-copy view of the producer's memory", ck_import_views, true,
+     false},
     {"import.layouts", "views of compact permutations read back in the right order",
-     ck_import_layouts, true},
+     ck_import_layouts, true, false},
     {"ready.no_stream", "export without a stream returns only when the data is there",
-     ck_ready_no_stream, true},
+     ck_ready_no_stream, true, false},
     {"ready.stream", "export with a consumer stream; streams refused where there are none",
-     ck_ready_stream, true},
+     ck_ready_stream, true, false},
     {"pin.raw", "an external reference keeps memory valid after PJRT_Buffer_Delete", ck_pin_raw,
-     true},
+     true, false},
     {"pin.export", "an exported tensor stays valid after its buffer is deleted and released",
-     ck_pin_export, true},
+     ck_pin_export, true, false},
     {"ondelete.once", "a view's on_delete_callback runs exactly once, and only when unpinned",
-     ck_on_delete, true},
+     ck_on_delete, true, false},
     {"transfer.mode", "transfer export: the buffer is unusable, the tensor stays valid",
-     ck_transfer_mode, true},
+     ck_transfer_mode, true, false},
     {"reject.tensors", "malformed DLPack tensors are refused and not deleted", ck_reject_tensors,
+     true, false},
+    {"reject.plugin", "the plugin refuses malformed views and host buffers", ck_reject_plugin, true,
      true},
-    {"reject.plugin", "the plugin refuses malformed views and host buffers", ck_reject_plugin,
-     true},
-    {"threads", "concurrent export, import and release from several threads", ck_threads, true},
+    {"threads", "concurrent export, import and release from several threads", ck_threads, true,
+     false},
 };
 #define NUM_CHECKS (sizeof checks / sizeof checks[0])
 
@@ -68,6 +74,30 @@ void ck_fail(ck_result *r, const char *fmt, ...) {
     if (r->failures <= 4)
         append(r, fmt, ap);
     va_end(ap);
+}
+
+/* The step a forked check is in, in memory shared with the runner so that
+ * it survives the child's crash. NULL (no fork): steps are not recorded. */
+#define STEP_SIZE 256
+static char *step_page;
+
+void ck_step(const char *fmt, ...) {
+    if (step_page == NULL)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(step_page, STEP_SIZE, fmt, ap);
+    va_end(ap);
+}
+
+static void step_reset(void) {
+    if (step_page == NULL) {
+        void *p = mmap(NULL, STEP_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return;
+        step_page = p;
+    }
+    step_page[0] = '\0';
 }
 
 void ck_unsupported(ck_result *r, const char *fmt, ...) {
@@ -277,6 +307,7 @@ static void run_forked(ck_ctx *ctx, const ck_def *d, ck_result *r) {
         return;
     }
     fflush(NULL);
+    step_reset();
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
@@ -338,9 +369,17 @@ static void run_forked(ck_ctx *ctx, const ck_def *d, ck_result *r) {
     if (timed_out)
         ck_fail(r, "the check did not finish within %d s (a wait that never ends?)",
                 CHECK_TIMEOUT_S);
+    else if (WIFSIGNALED(status) && d->crash_is_unsupported)
+        ck_unsupported(r,
+                       "the plugin does not refuse malformed requests: it crashed the process "
+                       "(signal %d, %s) on %s. The C API does not require it to validate, so "
+                       "callers must (libpjrt_dlpack checks everything before calling)",
+                       WTERMSIG(status), strsignal(WTERMSIG(status)),
+                       step_page && step_page[0] ? step_page : "its first request");
     else if (WIFSIGNALED(status))
-        ck_fail(r, "the check crashed: signal %d (%s); run with --no-fork under a debugger",
-                WTERMSIG(status), strsignal(WTERMSIG(status)));
+        ck_fail(r, "the check crashed: signal %d (%s)%s%s; run with --no-fork under a debugger",
+                WTERMSIG(status), strsignal(WTERMSIG(status)),
+                step_page && step_page[0] ? " during: " : "", step_page ? step_page : "");
     else
         ck_fail(r, "the check's process exited with %d before reporting",
                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);

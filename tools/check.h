@@ -50,12 +50,18 @@ typedef struct ck_def {
     const char *summary;
     ck_fn fn;
     bool needs_client; /* SKIPPED when the plugin did not load */
+    /* A crash of the check's process means the plugin lacks an optional
+     * property (reject.plugin: validating its input) rather than a failure. */
+    bool crash_is_unsupported;
 } ck_def;
 
 /* Recording. Messages are appended ("; "-separated) to the detail. */
 void ck_fail(ck_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ck_unsupported(ck_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ck_note(ck_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Names what the check is about to ask of the plugin: if the process dies
+ * there, the runner's message says during which step. */
+void ck_step(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ----------------------------------------------------------- helpers */
 

@@ -105,6 +105,7 @@ void ck_reject_plugin(ck_ctx *ctx, ck_result *r) {
     /* Host buffers with impossible dimensions. */
     const int64_t neg[2] = {4, -4};
     PJRT_Buffer *b = NULL;
+    ck_step("BufferFromHostBuffer with dims [4,-4]");
     pjdl_code rc = raw_buffer_from_host(api, ctx->pc, data, PJRT_Buffer_Type_F32, neg, 2, dev, NULL,
                                         NULL, &b, msg, sizeof msg);
     n++;
@@ -112,14 +113,10 @@ void ck_reject_plugin(ck_ctx *ctx, ck_result *r) {
         ck_fail(r, "BufferFromHostBuffer with dims [4,-4]: expected an error, got OK");
         raw_buffer_destroy(api, b);
     }
+    /* Only values of the right types: the C API does not ask a plugin to
+     * survive an element type outside the enum (XLA's CPU plugin aborts the
+     * process on PJRT_Buffer_Type_INVALID), so that is not asked here. */
     const int64_t d4[1] = {4};
-    rc = raw_buffer_from_host(api, ctx->pc, data, PJRT_Buffer_Type_INVALID, d4, 1, dev, NULL, NULL,
-                              &b, msg, sizeof msg);
-    n++;
-    if (rc == PJDL_OK) {
-        ck_fail(r, "BufferFromHostBuffer with element type INVALID: expected an error, got OK");
-        raw_buffer_destroy(api, b);
-    }
     /* Views: needs memory the plugin accepts; use a buffer of its own. */
     if (RAW_HAS(api, PJRT_Client_CreateViewOfDeviceBuffer)) {
         pjdl_buffer *owner = NULL;
@@ -127,6 +124,7 @@ void ck_reject_plugin(ck_ctx *ctx, ck_result *r) {
         if (ck_make_buffer(ctx, NULL, 64, 4, NULL, &owner) == PJDL_OK &&
             pjdl_buffer_data_pointer(owner, &ptr) == PJDL_OK) {
             PJRT_Buffer *v = NULL;
+            ck_step("CreateViewOfDeviceBuffer with dims [4,-4]");
             rc = raw_create_view(api, ctx->pc, ptr, PJRT_Buffer_Type_F32, neg, 2, NULL, dev, NULL,
                                  NULL, NULL, &v, msg, sizeof msg);
             n++;
@@ -134,6 +132,7 @@ void ck_reject_plugin(ck_ctx *ctx, ck_result *r) {
                 ck_fail(r, "CreateViewOfDeviceBuffer with dims [4,-4]: expected an error, got OK");
                 raw_buffer_destroy(api, v);
             }
+            ck_step("CreateViewOfDeviceBuffer of a NULL pointer");
             rc = raw_create_view(api, ctx->pc, NULL, PJRT_Buffer_Type_F32, d4, 1, NULL, dev, NULL,
                                  NULL, NULL, &v, msg, sizeof msg);
             n++;
@@ -141,6 +140,7 @@ void ck_reject_plugin(ck_ctx *ctx, ck_result *r) {
                 ck_fail(r, "CreateViewOfDeviceBuffer of a NULL pointer: expected an error, got OK");
                 raw_buffer_destroy(api, v);
             }
+            ck_step("CreateViewOfDeviceBuffer without device or memory");
             rc = raw_create_view(api, ctx->pc, ptr, PJRT_Buffer_Type_F32, d4, 1, NULL, NULL, NULL,
                                  NULL, NULL, &v, msg, sizeof msg);
             n++;

@@ -246,6 +246,14 @@ pjdl_code raw_buffer_to_host(const PJRT_Api *api, PJRT_Buffer *buffer, void *dst
     return rc;
 }
 
+/* XLA wraps the callback in a std::function and calls it unconditionally:
+ * a NULL on_delete_callback aborts the process when the view is destroyed.
+ * The C API does not say NULL is allowed, so never pass one. */
+static void view_deleted_nothing(void *device_buffer_ptr, void *arg) {
+    (void)device_buffer_ptr;
+    (void)arg;
+}
+
 pjdl_code raw_create_view(const PJRT_Api *api, PJRT_Client *client, void *ptr,
                           PJRT_Buffer_Type type, const int64_t *dims, size_t ndim,
                           PJRT_Buffer_MemoryLayout *layout, PJRT_Device *device,
@@ -262,7 +270,7 @@ pjdl_code raw_create_view(const PJRT_Api *api, PJRT_Client *client, void *ptr,
     a.layout = layout;
     a.device = device;
     a.memory = memory;
-    a.on_delete_callback = on_delete;
+    a.on_delete_callback = on_delete ? on_delete : view_deleted_nothing;
     a.on_delete_callback_arg = arg;
     pjdl_code rc = raw_take_error(api, api->PJRT_Client_CreateViewOfDeviceBuffer(&a), msg, n);
     if (rc == PJDL_OK)
