@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the project needs, only those that are missing.
-# Idempotent: when everything is present it only asks dpkg, which takes well
-# under a second.
+# Installs what the project needs, only what is missing: the Debian packages,
+# then XLA's CPU PJRT plugin from PyPI (scripts/plugins.sh, into a cache
+# outside the clone). Idempotent: when everything is present it only asks
+# dpkg and looks for one file, which takes well under a second.
 set -euo pipefail
 
 packages=(
@@ -9,7 +10,7 @@ packages=(
     libcmocka-dev
     clang libclang-rt-14-dev
     valgrind
-    python3-dev python3-numpy python3-pytest python3-torch
+    python3-dev python3-numpy python3-pytest python3-torch python3-pip
     libtorch-dev gnuplot-nox
 )
 
@@ -19,15 +20,20 @@ for p in "${packages[@]}"; do
     [[ "$status" == "install ok installed" ]] || missing+=("$p")
 done
 
-if [[ ${#missing[@]} -eq 0 ]]; then
-    exit 0
+install_debian() {
+    echo "setup: installing ${missing[*]}"
+    sudo=""
+    if [[ $(id -u) -ne 0 ]]; then
+        sudo="sudo"
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -q
+    $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+if [[ ${#missing[@]} -ne 0 ]]; then
+    install_debian
 fi
 
-echo "setup: installing ${missing[*]}"
-sudo=""
-if [[ $(id -u) -ne 0 ]]; then
-    sudo="sudo"
-fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -q
-$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+# The tests run against XLA's own CPU plugin too.
+bash "$(dirname "$0")/plugins.sh" install xla-cpu

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Real PJRT plugins, installed from PyPI wheels into a cache outside the
+# clone (so a CI run on the same machine reuses them). The pins, hashes and
+# library paths are in scripts/plugins.txt.
+#
+#   plugins.sh path NAME      print the plugin library's path (installed or not)
+#   plugins.sh install NAME   install it unless present; print nothing if present
+#   plugins.sh info BUILD [NAME...]
+#                             install every plugin of the table (or the NAMEs)
+#                             and run BUILD/tools/pjrt-dlpack info on each: one
+#                             line per plugin, then "N passed, N failed"; exits 1
+#                             if info crashed, hung or gave an undocumented
+#                             code on any (make plugins)
+#
+# The cache is $PJDL_CACHE_DIR, default ${XDG_CACHE_HOME:-$HOME/.cache}/pjrt-dlpack.
+# info: $PJDL_PLUGIN_STEP_S (default 60) is how long info lets a plugin spend
+# in one step (initialize, create a client, ...) before it reports a hang.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${PJDL_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pjrt-dlpack}
+table="$here/plugins.txt"
+
+die() {
+    echo "plugins.sh: $*" >&2
+    exit 2
+}
+
+# Reads NAME's line of the table into req, sha, lib.
+lookup() {
+    local name=$1 n r s l
+    while read -r n r s l; do
+        [[ -z "$n" || "$n" == \#* ]] && continue
+        if [[ "$n" == "$name" ]]; then
+            req=$r sha=$s lib=$l
+            return 0
+        fi
+    done <"$table"
+    die "no plugin named '$name' in $table"
+}
+
+# The plugin's folder: the requirement names the version, so a new pin
+# installs beside the old one instead of mixing with it.
+dir_of() { echo "$cache/plugins/${req/==/-}"; }
+
+pip_cmd() {
+    for py in /usr/bin/python3 python3; do
+        if "$py" -m pip --version >/dev/null 2>&1; then
+            echo "$py -m pip"
+            return 0
+        fi
+    done
+    die "no pip found (Debian: apt-get install python3-pip)"
+}
+
+install() {
+    local name=$1
+    lookup "$name"
+    local dir
+    dir=$(dir_of)
+    [[ -f "$dir/$lib" ]] && return 0
+    echo "plugins: installing $req into $dir"
+    local tmp
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' RETURN
+    echo "$req --hash=sha256:$sha" >"$tmp/requirements.txt"
+    # --no-deps: a plugin wheel's dependencies (often a jax pin) are not
+    # needed to dlopen its library and would fight the project's own pins.
+    $(pip_cmd) install --quiet --root-user-action=ignore --no-deps --only-binary=:all: --require-hashes \
+        --target "$tmp/target" -r "$tmp/requirements.txt"
+    [[ -f "$tmp/target/$lib" ]] || die "$req installed no $lib"
+    mkdir -p "$(dirname "$dir")"
+    rm -rf "$dir"
+    mv "$tmp/target" "$dir"
+}
+
+# Every plugin name of the table, in its order.
+names() {
+    local n r s l
+    while read -r n r s l; do
+        [[ -z "$n" || "$n" == \#* ]] && continue
+        echo "$n"
+    done <"$table"
+}
+
+# The first line of FILE that starts with PREFIX, without the prefix.
+field() { sed -n "s/^$2//p" "$1" | head -n 1; }
+
+# Runs `pjrt-dlpack info` on one plugin; prints its summary line and returns
+# 1 when the command itself misbehaved (crash, hang, undocumented code).
+info_one() {
+    local cli=$1 logs=$2 name=$3 step_s=$4
+    lookup "$name"
+    # A subshell: install's clean-up trap must not outlive it.
+    if ! (install "$name") >"$logs/$name.install" 2>&1; then
+        printf '%-4s %-8s %-28s install failed (%s)\n' FAIL "$name" "$req" "$logs/$name.install"
+        return 1
+    fi
+    local path out=$logs/$name.out err=$logs/$name.err rc=0
+    path=$(dir_of)/$lib
+    # info gives up on a step itself after step_s; the outer limit only
+    # catches info itself hanging.
+    timeout --kill-after=10 $((step_s * 8 + 60)) "$cli" info --timeout-ms $((step_s * 1000)) "$path" \
+        >"$out" 2>"$err" </dev/null || rc=$?
+    local verdict=PASS what
+    case $rc in
+    0) what="client created, platform $(field "$out" 'platform: *')" ;;
+    1) what="plugin failed while probed: $(grep -m1 '^pjrt-dlpack: ' "$err" | cut -c14-)" ;;
+    3)
+        what=$(field "$out" 'client: *none: ')
+        if [[ -z "$what" ]]; then
+            what="not loadable: $(grep -m1 '^pjrt-dlpack: cannot load plugin' "$err" |
+                sed 's/.*: \([^:]*: cannot open shared object file\).*/\1/; s/^pjrt-dlpack: //')"
+        fi
+        ;;
+    124 | 137) verdict=FAIL what="info hung (killed by timeout)" ;;
+    2 | 4) verdict=FAIL what="info failed with its own error (exit $rc): $(tail -n 1 "$err")" ;;
+    *)
+        verdict=FAIL
+        if ((rc > 128)); then what="info crashed (signal $((rc - 128)))"; else what="undocumented exit code $rc"; fi
+        ;;
+    esac
+    local abi
+    abi=$(field "$out" 'PJRT ABI: *')
+    abi=${abi%% *}
+    printf '%-4s %-8s %-28s exit %d  ABI %-6s %s\n' "$verdict" "$name" "$req" "$rc" "${abi:--}" "$what"
+    [[ $verdict == PASS ]]
+}
+
+info_all() {
+    local build=$1
+    shift
+    local cli=$build/tools/pjrt-dlpack
+    [[ -x "$cli" ]] || die "no $cli: build first (make build BUILD=$build)"
+    local logs=$build/plugins-info step_s=${PJDL_PLUGIN_STEP_S:-60}
+    mkdir -p "$logs"
+    local list=("$@") pass=0 fail=0
+    ((${#list[@]})) || mapfile -t list < <(names)
+    for name in "${list[@]}"; do
+        if info_one "$cli" "$logs" "$name" "$step_s"; then
+            pass=$((pass + 1))
+        else
+            fail=$((fail + 1))
+        fi
+    done
+    echo "(each plugin's full output: $logs/NAME.out and NAME.err)"
+    echo "$pass passed, $fail failed"
+    ((fail == 0))
+}
+
+case "${1:-}" in
+info)
+    [[ $# -ge 2 ]] || die "usage: plugins.sh info BUILD_DIR [NAME...]"
+    shift
+    info_all "$@" || exit 1
+    ;;
+path)
+    [[ $# -eq 2 ]] || die "usage: plugins.sh path NAME"
+    lookup "$2"
+    echo "$(dir_of)/$lib"
+    ;;
+install)
+    [[ $# -eq 2 ]] || die "usage: plugins.sh install NAME"
+    install "$2"
+    ;;
+*)
+    die "usage: plugins.sh path|install NAME, or plugins.sh info BUILD_DIR [NAME...]"
+    ;;
+esac

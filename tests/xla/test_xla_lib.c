@@ -1,0 +1,458 @@
+/* The library against XLA's own CPU plugin (PJRT_XLA_CPU_PLUGIN, installed
+ * by the set-up): the behaviour every user of a real plugin relies on, with
+ * nothing that needs the reference plugin's test extension. A missing plugin
+ * fails the test; it never skips. */
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "lib_util.h"
+
+typedef struct fixture {
+    pjdl_plugin *plugin;
+    pjdl_client *client;
+} fixture;
+
+static const char *xla_plugin_path(void) {
+    const char *p = getenv("PJRT_XLA_CPU_PLUGIN");
+    if (p == NULL || p[0] == '\0')
+        fail_msg("PJRT_XLA_CPU_PLUGIN is not set: run scripts/setup.sh and reconfigure");
+    return p;
+}
+
+static int setup(void **state) {
+    fixture *f = calloc(1, sizeof *f);
+    LIB_OK(pjdl_plugin_load(xla_plugin_path(), &f->plugin));
+    LIB_OK(pjdl_client_create(f->plugin, NULL, 0, &f->client));
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    fixture *f = *state;
+    pjdl_client_release(f->client);
+    pjdl_plugin_release(f->plugin);
+    free(f);
+    return 0;
+}
+
+static void fill(unsigned char *p, size_t n, PJRT_Buffer_Type type) {
+    for (size_t i = 0; i < n; i++)
+        p[i] = type == PJRT_Buffer_Type_PRED ? (unsigned char)(i & 1) : (unsigned char)(i * 7 + 3);
+}
+
+/* 64-byte-aligned host memory (XLA views nothing less aligned). */
+static void *aligned(size_t n) {
+    void *p = NULL;
+    assert_int_equal(posix_memalign(&p, 64, n ? n : 64), 0);
+    return p;
+}
+
+/* Exports `b`, imports the tensor back as a view and compares data and
+ * pointers; versioned or legacy. */
+static void round_trip(fixture *f, pjdl_buffer *b, const unsigned char *want, size_t nbytes,
+                       bool legacy) {
+    DLManagedTensorVersioned *v = NULL;
+    DLManagedTensor *l = NULL;
+    const DLTensor *t;
+    if (legacy) {
+        LIB_OK(pjdl_buffer_export_legacy(b, NULL, &l));
+        t = &l->dl_tensor;
+    } else {
+        LIB_OK(pjdl_buffer_export(b, NULL, &v));
+        assert_int_equal(v->flags & DLPACK_FLAG_BITMASK_IS_COPIED, 0);
+        t = &v->dl_tensor;
+    }
+    assert_int_equal(t->device.device_type, kDLCPU);
+    assert_int_equal((size_t)t->ndim, pjdl_buffer_ndim(b));
+    if (nbytes > 0) {
+        void *own = NULL;
+        LIB_OK(pjdl_buffer_data_pointer(b, &own));
+        assert_ptr_equal((char *)t->data + t->byte_offset, own);
+        assert_memory_equal((char *)t->data + t->byte_offset, want, nbytes);
+    }
+    pjdl_buffer *back = NULL;
+    pjdl_client *clients[] = {f->client};
+    if (legacy)
+        LIB_OK(pjdl_import_legacy(clients, 1, l, NULL, &back));
+    else
+        LIB_OK(pjdl_import(clients, 1, v, NULL, &back));
+    assert_int_equal(pjdl_buffer_type(back), pjdl_buffer_type(b));
+    unsigned char *got = malloc(nbytes + 1);
+    LIB_OK(pjdl_buffer_to_host(back, got, nbytes));
+    if (nbytes > 0) {
+        assert_memory_equal(got, want, nbytes);
+        void *ptr = NULL;
+        LIB_OK(pjdl_buffer_data_pointer(back, &ptr));
+        assert_ptr_equal(ptr, (char *)t->data + t->byte_offset); /* a view */
+    }
+    free(got);
+    pjdl_buffer_release(back); /* runs the export's deleter */
+}
+
+/* Every element type XLA accepts and DLPack can express, both ways. */
+static void every_type(void **state) {
+    fixture *f = *state;
+    const int64_t dims[] = {3, 5};
+    int tested = 0;
+    for (int ty = PJRT_Buffer_Type_PRED; ty <= PJRT_Buffer_Type_F6E3M2FN; ty++) {
+        PJRT_Buffer_Type type = (PJRT_Buffer_Type)ty;
+        size_t es = pjdl_pjrt_type_size(type);
+        DLDataType dt;
+        if (es == 0 || type == PJRT_Buffer_Type_TOKEN || pjdl_dtype_from_pjrt(type, &dt) != PJDL_OK)
+            continue;
+        size_t nbytes = 15 * es;
+        unsigned char *data = malloc(nbytes);
+        fill(data, nbytes, type);
+        pjdl_buffer *b = NULL;
+        if (pjdl_buffer_from_host(f->client, data, type, dims, 2, NULL, NULL, &b) != PJDL_OK) {
+            print_message("type %s: XLA refuses: %s\n", pjdl_pjrt_type_name(type),
+                          pjdl_last_error());
+            free(data);
+            continue;
+        }
+        round_trip(f, b, data, nbytes, false);
+        round_trip(f, b, data, nbytes, true);
+        tested++;
+        pjdl_buffer_release(b);
+        free(data);
+    }
+    /* pred, 8 integers, f16/f32/f64, bf16, c64/c128 and the float8s. */
+    assert_true(tested >= 20);
+}
+
+static void scalar_and_empty(void **state) {
+    fixture *f = *state;
+    float x = 42.5f;
+    pjdl_buffer *b = NULL;
+    LIB_OK(pjdl_buffer_from_host(f->client, &x, PJRT_Buffer_Type_F32, NULL, 0, NULL, NULL, &b));
+    assert_int_equal(pjdl_buffer_ndim(b), 0);
+    round_trip(f, b, (unsigned char *)&x, 4, false);
+    round_trip(f, b, (unsigned char *)&x, 4, true);
+    pjdl_buffer_release(b);
+
+    const int64_t dims[] = {4, 0, 3};
+    LIB_OK(pjdl_buffer_from_host(f->client, NULL, PJRT_Buffer_Type_S32, dims, 3, NULL, NULL, &b));
+    assert_int_equal(pjdl_buffer_size_bytes(b), 0);
+    round_trip(f, b, NULL, 0, false);
+    round_trip(f, b, NULL, 0, true);
+    pjdl_buffer_release(b);
+}
+
+/* A host tensor imported as a view: same pointer, writes seen both ways,
+ * and the deleter once, when the view goes. */
+static void host_view(void **state) {
+    fixture *f = *state;
+    float *data = aligned(12 * sizeof(float));
+    for (int i = 0; i < 12; i++)
+        data[i] = (float)i;
+    const int64_t shape[] = {3, 4};
+    lib_tensor t;
+    lib_tensor_init(&t, data, lib_dtype(kDLFloat, 32), 2, shape, NULL);
+    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
+    io.copy = PJDL_COPY_NEVER;
+    pjdl_buffer *b = NULL;
+    LIB_OK(pjdl_import(&f->client, 1, &t.v, &io, &b));
+    void *ptr = NULL;
+    LIB_OK(pjdl_buffer_data_pointer(b, &ptr));
+    assert_ptr_equal(ptr, data);
+    data[5] = 99.0f; /* the producer writes; the buffer sees it */
+    float got[12];
+    LIB_OK(pjdl_buffer_to_host(b, got, sizeof got));
+    assert_true(got[5] == 99.0f && got[11] == 11.0f);
+    DLManagedTensorVersioned *e = NULL; /* and exports it as the same memory */
+    LIB_OK(pjdl_buffer_export(b, NULL, &e));
+    assert_ptr_equal(e->dl_tensor.data, data);
+    pjdl_buffer_release(b);
+    assert_int_equal(t.deleted, 0); /* the export still pins the view */
+    e->deleter(e);
+    assert_int_equal(t.deleted, 1);
+    free(data);
+}
+
+/* XLA refuses views of memory below its alignment: the library copies when
+ * allowed, and says why when not. */
+static void unaligned_is_copied(void **state) {
+    fixture *f = *state;
+    char *block = aligned(64 + 16 * sizeof(float));
+    float *data = (float *)(block + 4); /* element-aligned, not 16/64-aligned */
+    for (int i = 0; i < 16; i++)
+        data[i] = (float)(i * 3);
+    const int64_t shape[] = {16};
+    lib_tensor t;
+    lib_tensor_init(&t, data, lib_dtype(kDLFloat, 32), 1, shape, NULL);
+    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
+    io.copy = PJDL_COPY_NEVER;
+    pjdl_buffer *b = NULL;
+    pjdl_code rc = pjdl_import(&f->client, 1, &t.v, &io, &b);
+    assert_int_not_equal(rc, PJDL_OK);
+    print_message("unaligned view refused: %s\n", pjdl_last_error());
+    assert_non_null(strstr(pjdl_last_error(), "align"));
+    assert_int_equal(t.deleted, 0);
+    io.copy = PJDL_COPY_IF_NEEDED;
+    LIB_OK(pjdl_import(&f->client, 1, &t.v, &io, &b));
+    assert_int_equal(t.deleted, 1); /* a copy: the producer is released at once */
+    void *ptr = NULL;
+    LIB_OK(pjdl_buffer_data_pointer(b, &ptr));
+    assert_ptr_not_equal(ptr, data);
+    float got[16];
+    LIB_OK(pjdl_buffer_to_host(b, got, sizeof got));
+    assert_memory_equal(got, data, sizeof got);
+    pjdl_buffer_release(b);
+    free(block);
+}
+
+/* A column-major tensor (a compact permutation) is viewed in place; gaps
+ * are copied. */
+static void permutation_view_and_gap_copy(void **state) {
+    fixture *f = *state;
+    float *data = aligned(64 * sizeof(float));
+    for (int i = 0; i < 64; i++)
+        data[i] = (float)i;
+    const int64_t shape[] = {3, 4};
+    const int64_t col_major[] = {1, 3};
+    lib_tensor t;
+    lib_tensor_init(&t, data, lib_dtype(kDLFloat, 32), 2, shape, col_major);
+    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
+    io.copy = PJDL_COPY_NEVER;
+    pjdl_buffer *b = NULL;
+    LIB_OK(pjdl_import(&f->client, 1, &t.v, &io, &b));
+    void *ptr = NULL;
+    LIB_OK(pjdl_buffer_data_pointer(b, &ptr));
+    assert_ptr_equal(ptr, data);
+    float got[12];
+    LIB_OK(pjdl_buffer_to_host(b, got, sizeof got));
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 4; j++)
+            assert_true(got[i * 4 + j] == data[i + 3 * j]);
+    /* Exported again, it keeps its strides. */
+    DLManagedTensorVersioned *e = NULL;
+    LIB_OK(pjdl_buffer_export(b, NULL, &e));
+    assert_non_null(e->dl_tensor.strides);
+    assert_int_equal(e->dl_tensor.strides[0], 1);
+    assert_int_equal(e->dl_tensor.strides[1], 3);
+    e->deleter(e);
+    pjdl_buffer_release(b);
+    assert_int_equal(t.deleted, 1);
+
+    const int64_t gap[] = {8, 1}; /* rows of 4 in rows of 8 */
+    lib_tensor g;
+    lib_tensor_init(&g, data, lib_dtype(kDLFloat, 32), 2, shape, gap);
+    LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_import(&f->client, 1, &g.v, &io, &b));
+    io.copy = PJDL_COPY_IF_NEEDED;
+    LIB_OK(pjdl_import(&f->client, 1, &g.v, &io, &b));
+    LIB_OK(pjdl_buffer_to_host(b, got, sizeof got));
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 4; j++)
+            assert_true(got[i * 4 + j] == data[i * 8 + j]);
+    pjdl_buffer_release(b);
+    assert_int_equal(g.deleted, 1);
+    free(data);
+}
+
+static pjdl_buffer *floats(fixture *f, int n, float base) {
+    float *data = malloc((size_t)n * sizeof *data);
+    for (int i = 0; i < n; i++)
+        data[i] = base + (float)i;
+    const int64_t dims[] = {n};
+    pjdl_buffer *b = NULL;
+    LIB_OK(pjdl_buffer_from_host(f->client, data, PJRT_Buffer_Type_F32, dims, 1, NULL, NULL, &b));
+    free(data);
+    return b;
+}
+
+/* An export pins the memory: it outlives pjdl_buffer_delete and the last
+ * release of the buffer, and other allocations do not reuse it. */
+static void pin_outlives_delete(void **state) {
+    fixture *f = *state;
+    pjdl_buffer *b = floats(f, 1024, 7.0f);
+    DLManagedTensorVersioned *e = NULL;
+    LIB_OK(pjdl_buffer_export(b, NULL, &e));
+    LIB_OK(pjdl_buffer_delete(b));
+    assert_true(pjdl_buffer_is_deleted(b));
+    DLManagedTensorVersioned *again = NULL;
+    LIB_FAILS(PJDL_FAILED_PRECONDITION, pjdl_buffer_export(b, NULL, &again));
+    pjdl_buffer_release(b);
+    pjdl_buffer *churn[16];
+    for (int i = 0; i < 16; i++)
+        churn[i] = floats(f, 1024, -1.0f);
+    const float *x = e->dl_tensor.data;
+    for (int i = 0; i < 1024; i++)
+        assert_true(x[i] == 7.0f + (float)i);
+    e->deleter(e);
+    for (int i = 0; i < 16; i++)
+        pjdl_buffer_release(churn[i]);
+}
+
+/* The producer's deleter runs exactly once, after the last of the view and
+ * its exports goes, whatever the order. */
+static void deleter_once_every_order(void **state) {
+    fixture *f = *state;
+    for (int order = 0; order < 3; order++) {
+        float *data = aligned(64 * sizeof(float));
+        const int64_t shape[] = {64};
+        lib_tensor t;
+        lib_tensor_init(&t, data, lib_dtype(kDLFloat, 32), 1, shape, NULL);
+        pjdl_buffer *b = NULL;
+        LIB_OK(pjdl_import(&f->client, 1, &t.v, NULL, &b));
+        DLManagedTensorVersioned *e = NULL;
+        LIB_OK(pjdl_buffer_export(b, NULL, &e));
+        switch (order) {
+        case 0: /* release the view, then the export */
+            pjdl_buffer_release(b);
+            assert_int_equal(t.deleted, 0);
+            e->deleter(e);
+            break;
+        case 1: /* the export first */
+            e->deleter(e);
+            assert_int_equal(t.deleted, 0);
+            pjdl_buffer_release(b);
+            break;
+        default: /* delete, then the export, then the release */
+            LIB_OK(pjdl_buffer_delete(b));
+            assert_int_equal(t.deleted, 0);
+            e->deleter(e);
+            pjdl_buffer_release(b);
+            break;
+        }
+        assert_int_equal(t.deleted, 1);
+        free(data);
+    }
+}
+
+static void transfer_mode(void **state) {
+    fixture *f = *state;
+    pjdl_buffer *b = floats(f, 256, 1.0f);
+    pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
+    o.mode = PJDL_EXPORT_TRANSFER;
+    DLManagedTensorVersioned *e = NULL;
+    LIB_OK(pjdl_buffer_export(b, &o, &e));
+    float got[256];
+    LIB_FAILS(PJDL_FAILED_PRECONDITION, pjdl_buffer_to_host(b, got, sizeof got));
+    DLManagedTensorVersioned *again = NULL;
+    LIB_FAILS(PJDL_FAILED_PRECONDITION, pjdl_buffer_export(b, NULL, &again));
+    pjdl_buffer_release(b);
+    const float *x = e->dl_tensor.data;
+    assert_true(x[0] == 1.0f && x[255] == 256.0f);
+    e->deleter(e);
+}
+
+/* Buffers on every device of the client export with the right data. */
+static void every_device(void **state) {
+    fixture *f = *state;
+    size_t n = pjdl_client_device_count(f->client);
+    assert_true(n >= 1);
+    for (size_t d = 0; d < n; d++) {
+        pjdl_device *dev = pjdl_client_device(f->client, d);
+        float data[8] = {0, 1, 2, 3, 4, 5, 6, (float)d};
+        const int64_t dims[] = {8};
+        pjdl_buffer *b = NULL;
+        LIB_OK(pjdl_buffer_from_host(f->client, data, PJRT_Buffer_Type_F32, dims, 1, NULL,
+                                     pjdl_device_default_memory(dev), &b));
+        assert_ptr_equal(pjdl_buffer_device(b), dev);
+        DLManagedTensorVersioned *e = NULL;
+        LIB_OK(pjdl_buffer_export(b, NULL, &e));
+        assert_int_equal(e->dl_tensor.device.device_type, kDLCPU);
+        assert_memory_equal(e->dl_tensor.data, data, sizeof data);
+        e->deleter(e);
+        pjdl_buffer_release(b);
+    }
+}
+
+/* Many threads export, delete and import views of one shared buffer. XLA's
+ * plugin crashes if its external reference count is changed concurrently on
+ * one buffer: the library must serialize those calls. */
+typedef struct worker {
+    fixture *f;
+    pjdl_buffer *shared;
+    atomic_int *imports_deleted;
+    int imports;
+    int failures;
+} worker;
+
+static void deleted_counter(DLManagedTensorVersioned *self) {
+    atomic_fetch_add((atomic_int *)self->manager_ctx, 1);
+    free(self);
+}
+
+static void *work(void *arg) {
+    worker *w = arg;
+    for (int i = 0; i < 200; i++) {
+        DLManagedTensorVersioned *e = NULL;
+        if (pjdl_buffer_export(w->shared, NULL, &e) != PJDL_OK) {
+            w->failures++;
+            continue;
+        }
+        if (((const float *)e->dl_tensor.data)[3] != 3.0f)
+            w->failures++;
+        /* A view of the exported memory, with a deleter of its own. */
+        DLManagedTensorVersioned *v = malloc(sizeof *v);
+        *v = *e;
+        v->manager_ctx = w->imports_deleted;
+        v->deleter = deleted_counter;
+        pjdl_buffer *view = NULL;
+        if (pjdl_import(&w->f->client, 1, v, NULL, &view) == PJDL_OK) {
+            w->imports++;
+            pjdl_buffer_release(view);
+        } else {
+            w->failures++;
+            free(v);
+        }
+        e->deleter(e);
+    }
+    return NULL;
+}
+
+static void many_threads(void **state) {
+    fixture *f = *state;
+    float *data = aligned(4096 * sizeof(float));
+    for (int i = 0; i < 4096; i++)
+        data[i] = (float)i;
+    const int64_t dims[] = {4096};
+    pjdl_buffer *shared = NULL;
+    LIB_OK(
+        pjdl_buffer_from_host(f->client, data, PJRT_Buffer_Type_F32, dims, 1, NULL, NULL, &shared));
+    atomic_int deleted = 0;
+    worker w[6];
+    pthread_t tid[6];
+    for (int i = 0; i < 6; i++) {
+        w[i] = (worker){f, shared, &deleted, 0, 0};
+        assert_int_equal(pthread_create(&tid[i], NULL, work, &w[i]), 0);
+    }
+    int imports = 0;
+    for (int i = 0; i < 6; i++) {
+        pthread_join(tid[i], NULL);
+        assert_int_equal(w[i].failures, 0);
+        imports += w[i].imports;
+    }
+    assert_int_equal(imports, 6 * 200);
+    assert_int_equal(atomic_load(&deleted), imports);
+    /* Every pin was dropped: deleting frees the memory, and a decrease at
+     * zero is refused by XLA. */
+    PJRT_Buffer *pb = NULL;
+    LIB_OK(pjdl_buffer_pjrt(shared, &pb));
+    const PJRT_Api *api = pjdl_plugin_api(f->plugin);
+    PJRT_Buffer_DecreaseExternalReferenceCount_Args dec = {
+        .struct_size = PJRT_Buffer_DecreaseExternalReferenceCount_Args_STRUCT_SIZE, .buffer = pb};
+    PJRT_Error *err = api->PJRT_Buffer_DecreaseExternalReferenceCount(&dec);
+    assert_non_null(err);
+    PJRT_Error_Destroy_Args d = {.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE, .error = err};
+    api->PJRT_Error_Destroy(&d);
+    pjdl_buffer_release(shared);
+    free(data);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(every_type, setup, teardown),
+        cmocka_unit_test_setup_teardown(scalar_and_empty, setup, teardown),
+        cmocka_unit_test_setup_teardown(host_view, setup, teardown),
+        cmocka_unit_test_setup_teardown(unaligned_is_copied, setup, teardown),
+        cmocka_unit_test_setup_teardown(permutation_view_and_gap_copy, setup, teardown),
+        cmocka_unit_test_setup_teardown(pin_outlives_delete, setup, teardown),
+        cmocka_unit_test_setup_teardown(deleter_once_every_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(transfer_mode, setup, teardown),
+        cmocka_unit_test_setup_teardown(every_device, setup, teardown),
+        cmocka_unit_test_setup_teardown(many_threads, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
