@@ -15,11 +15,12 @@
  *  - Threads. Every function may be called from any thread, concurrently with
  *    any other, including on the same object. DLPack deleters handed out by
  *    this library may run on any thread.
- *  - Handles. pjdl_plugin, pjdl_client and pjdl_buffer are reference counted.
- *    Every function that hands one out with "owned" in its comment gives the
- *    caller one reference, to be dropped with the matching _release. Objects
- *    keep what they depend on alive: a buffer keeps its client alive, a client
- *    keeps its plugin alive, so release order never matters.
+ *  - Handles. pjdl_plugin, pjdl_client, pjdl_buffer and pjdl_executable are
+ *    reference counted. Every function that hands one out with "owned" in its
+ *    comment gives the caller one reference, to be dropped with the matching
+ *    _release. Objects keep what they depend on alive: a buffer or an
+ *    executable keeps its client alive, a client keeps its plugin alive, so
+ *    release order never matters.
  *    pjdl_device and pjdl_memory are borrowed: they live as long as their
  *    client.
  *  - NULL for an options pointer means the defaults.
@@ -117,11 +118,13 @@ PJDL_API pjdl_code pjdl_plugin_find(const char *name, const char **path);
  * owned. */
 PJDL_API pjdl_code pjdl_plugin_from_api(const PJRT_Api *api, pjdl_plugin **out);
 
-/* Adds / drops a reference. The library is dlclose()d when the last reference
- * (including those held by clients and buffers) goes away. PJRT_Plugin_Initialize
- * runs once per loaded copy of a library: if someone else still holds the
- * library when our last reference goes, it stays loaded for the rest of the
- * process so that it is never initialized twice. NULL is a no-op. */
+/* Adds / drops a reference. The plugin object is freed when the last
+ * reference (including those held by clients and buffers) goes away, but the
+ * plugin's shared library stays loaded until the process exits: real plugins
+ * (XLA's among them) register exit-time handlers and run threads, and crash
+ * the process if they are unmapped. PJRT_Plugin_Initialize therefore runs
+ * once per process for each library, however often it is loaded and
+ * released. NULL is a no-op. */
 PJDL_API void pjdl_plugin_retain(pjdl_plugin *plugin);
 PJDL_API void pjdl_plugin_release(pjdl_plugin *plugin);
 
@@ -489,6 +492,65 @@ PJDL_API pjdl_code pjdl_import(pjdl_client *const *clients, size_t num_clients,
 PJDL_API pjdl_code pjdl_import_legacy(pjdl_client *const *clients, size_t num_clients,
                                       DLManagedTensor *tensor, const pjdl_import_options *options,
                                       pjdl_buffer **out);
+
+/* ------------------------------------------------------------- executables */
+
+typedef struct pjdl_executable pjdl_executable;
+
+/* Compiles a program with the plugin's PJRT_Client_Compile for one replica
+ * and one partition: it runs on one device, the client's default (see
+ * pjdl_executable_device). `code` holds `code_size` bytes in `format`:
+ * "mlir" (StableHLO or MHLO as MLIR text or bytecode; NULL means "mlir"),
+ * or "hlo" (a serialized HloModuleProto), as the plugin accepts them;
+ * `code` need only live for the call. Compiling may take long and runs on
+ * the calling thread. On success *out is owned and keeps the client alive.
+ * Errors: INVALID_ARGUMENT (NULL arguments), UNIMPLEMENTED (a plugin without
+ * PJRT_Client_Compile, or one that cannot compile, like the reference
+ * plugin), the plugin's own error and message for a program it rejects
+ * (XLA's CPU plugin: UNKNOWN, with MLIR's diagnostics as the message). */
+PJDL_API pjdl_code pjdl_executable_compile(pjdl_client *client, const char *code, size_t code_size,
+                                           const char *format, pjdl_executable **out);
+
+/* Adds / drops a reference. The PJRT executable is destroyed when the last
+ * one goes; buffers it produced, and executions still running, are not
+ * affected. NULL is a no-op. */
+PJDL_API void pjdl_executable_retain(pjdl_executable *exe);
+PJDL_API void pjdl_executable_release(pjdl_executable *exe);
+
+/* How many results one execution produces (a tuple result counts its
+ * elements); 0 for NULL. */
+PJDL_API size_t pjdl_executable_output_count(const pjdl_executable *exe);
+
+/* Borrowed accessors, valid while the executable lives: its client, the
+ * device it runs on (a device of that client), the PJRT executable. */
+PJDL_API pjdl_client *pjdl_executable_client(const pjdl_executable *exe);
+PJDL_API pjdl_device *pjdl_executable_device(const pjdl_executable *exe);
+PJDL_API PJRT_LoadedExecutable *pjdl_executable_pjrt(const pjdl_executable *exe);
+
+/* Runs the executable once on its device with PJRT_LoadedExecutable_Execute.
+ * `inputs` are `n_inputs` buffers of the executable's client, in parameter
+ * order; they are borrowed for the call only (the plugin keeps what the
+ * execution needs alive by itself) and are never donated. On success
+ * outputs[0 .. *n_outputs) receive pjdl_executable_output_count owned
+ * buffers; `max_outputs` is the room in `outputs`.
+ *
+ * Readiness: the call returns as soon as the plugin has enqueued the
+ * execution, so the results may not be computed yet. Every reader of a
+ * result waits for it: pjdl_buffer_export without a stream,
+ * pjdl_buffer_to_host and pjdl_buffer_await wait for its ready event, and a
+ * failure of the execution is reported there, as that event's error.
+ *
+ * Errors: INVALID_ARGUMENT (NULL arguments, a NULL input or one of another
+ * client), OUT_OF_RANGE (max_outputs smaller than the result count),
+ * FAILED_PRECONDITION naming the input that was deleted or transferred, the
+ * plugin's own error otherwise (XLA: INVALID_ARGUMENT for a wrong number of
+ * inputs or an input of the wrong size in bytes). The C API does not tell
+ * callers the parameters' shapes, so inputs are checked by the plugin only:
+ * XLA's CPU plugin accepts an input of other dimensions but the same size.
+ * On failure nothing is written to `outputs`. */
+PJDL_API pjdl_code pjdl_executable_execute(pjdl_executable *exe, pjdl_buffer *const *inputs,
+                                           size_t n_inputs, pjdl_buffer **outputs,
+                                           size_t max_outputs, size_t *n_outputs);
 
 #ifdef __cplusplus
 }

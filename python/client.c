@@ -260,6 +260,12 @@ static PyMethodDef client_methods[] = {
      "from_dlpack(x, /, *, device=None, copy=None) -> Buffer\n\nImports an object with "
      "__dlpack__ (or a DLPack capsule) as a buffer of this client: a zero-copy view when "
      "possible. copy=True always copies, copy=False never does (BufferError instead)."},
+    {"compile", (PyCFunction)(void (*)(void))pjpy_client_compile, METH_VARARGS | METH_KEYWORDS,
+     "compile(program, format='mlir') -> Executable\n\nCompiles a program with the plugin, "
+     "for one device (the client's first). `program` is StableHLO as MLIR text (str) or bytes "
+     "in `format` ('mlir', or 'hlo' for a serialized HloModuleProto). Raises pjrt_dlpack.Error "
+     "with the plugin's message when it rejects the program, UNIMPLEMENTED for plugins that "
+     "cannot compile (the reference plugin)."},
     {"set_wait_timeout", client_set_wait_timeout, METH_O,
      "set_wait_timeout(ms)\n\nLimits every wait of this client to `ms` milliseconds "
      "(0 or negative: forever)."},

@@ -152,6 +152,8 @@ PyMODINIT_FUNC PyInit_pjrt_dlpack(void) {
         PyModule_AddObjectRef(m, "Memory", (PyObject *)&pjpy_memory_type) < 0 ||
         PyModule_AddObjectRef(m, "Buffer", (PyObject *)&pjpy_buffer_type) < 0)
         goto fail;
+    if (pjpy_executable_init(m) < 0)
+        goto fail;
     for (size_t i = 0; i < sizeof dl_constants / sizeof dl_constants[0]; i++)
         if (PyModule_AddIntConstant(m, dl_constants[i].name, dl_constants[i].value) < 0)
             goto fail;

@@ -8,6 +8,7 @@
  *   Device  -> borrowed pjdl_device, kept valid by a strong ref to its Client
  *   Memory  -> borrowed pjdl_memory, kept valid by a strong ref to its Client
  *   Buffer  -> pjdl_buffer, and a strong reference to its Client object
+ *   Executable -> pjdl_executable, and a strong reference to its Client
  * Device and Memory objects are made on demand (never cached by the client),
  * so none of these types can form a reference cycle and none needs the GC.
  */
@@ -61,6 +62,7 @@ extern PyTypeObject pjpy_client_type;
 extern PyTypeObject pjpy_device_type;
 extern PyTypeObject pjpy_memory_type;
 extern PyTypeObject pjpy_buffer_type;
+extern PyTypeObject pjpy_executable_type;
 
 /* -------------------------------------------------------------- errors */
 
@@ -179,6 +181,15 @@ const char *pjpy_dtype_name(PJRT_Buffer_Type type);
 /* The PJRT type of a PEP 3118 format string with the given item size, or
  * PJRT_Buffer_Type_INVALID with a TypeError set naming the format. */
 PJRT_Buffer_Type pjpy_type_from_format(const char *format, Py_ssize_t itemsize);
+
+/* ---------------------------------------------------------- executables */
+
+/* Readies the Executable type and adds it to `module` (executable.c). 0, or
+ * -1 with an exception set. */
+int pjpy_executable_init(PyObject *module);
+
+/* Client.compile(program, format="mlir") -> Executable (executable.c). */
+PyObject *pjpy_client_compile(PyObject *client, PyObject *args, PyObject *kwargs);
 
 /* --------------------------------------------------------------- DLPack */
 
