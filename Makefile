@@ -48,6 +48,14 @@ bench: setup
 	cmake --build $(BENCH_BUILD) -j $(JOBS) --target bench_all -- --no-print-directory
 	@bash bench/run.sh $(BENCH_BUILD)
 
+# Every real PJRT plugin of scripts/plugins.txt (installed on demand from
+# PyPI into the cache): `pjrt-dlpack info` on each, one line per plugin and
+# "N passed, N failed"; fails if info crashed, hung or gave an undocumented
+# exit code on any. Hardware is not needed (see docs/plugins.md).
+.PHONY: plugins
+plugins: build
+	@bash scripts/plugins.sh info $(BUILD)
+
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 

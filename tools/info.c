@@ -1,7 +1,21 @@
-/* pjrt-dlpack info: what the plugin is and which DLPack features it has. */
+/* pjrt-dlpack info: what the plugin is and which DLPack features it has.
+ *
+ * The plugin runs in a child process. Real plugins abort the process when
+ * they find no device, or wait for minutes on a cloud metadata server while
+ * they initialize; what the child learns before that (the table's version
+ * and extensions, the plugin's attributes) is kept in memory shared with the
+ * parent, which prints it with the reason there is no client. */
+#include <dlfcn.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -34,29 +48,39 @@ static void cap_result(capability *r, pjdl_code rc, const char *msg) {
         snprintf(r->probe, sizeof r->probe, "%s: %.200s", pjdl_code_name(rc), msg);
 }
 
-static const char *extension_name(PJRT_Extension_Type t) {
-    switch (t) {
-    case PJRT_Extension_Type_Gpu_Custom_Call:
-        return "Gpu_Custom_Call";
-    case PJRT_Extension_Type_Profiler:
-        return "Profiler";
-    case PJRT_Extension_Type_Custom_Partitioner:
-        return "Custom_Partitioner";
-    case PJRT_Extension_Type_Stream:
-        return "Stream";
-    case PJRT_Extension_Type_Layouts:
-        return "Layouts";
-    case PJRT_Extension_Type_FFI:
-        return "FFI";
-    case PJRT_Extension_Type_MemoryDescriptions:
-        return "MemoryDescriptions";
-    case PJRT_Extension_Type_RawBuffer:
-        return "RawBuffer";
-    case PJRT_Extension_Type_Example:
-        return "Example";
-    default:
-        return "other";
-    }
+/* Names of the extension types this build knows; NULL for others. */
+static const char *const extension_names[] = {
+    "Gpu_Custom_Call",
+    "Profiler",
+    "Custom_Partitioner",
+    "Stream",
+    "Layouts",
+    "FFI",
+    "MemoryDescriptions",
+    "Triton",
+    "RawBuffer",
+    "PhaseCompile",
+    "Example",
+    "Unknown",
+    "CrossHostTransfers",
+    "ExecutableMetadata",
+    "Callback",
+    "HostAllocator",
+    "TpuTopology",
+    "TpuExecutable",
+    "Megascale",
+    "Shardings",
+    "AbiVersion",
+    "Collectives",
+    "MultiSlice",
+    "HostMemoryAllocator",
+    "XlaTransform",
+};
+
+static const char *extension_name(int t) {
+    if (t >= 0 && (size_t)t < sizeof extension_names / sizeof extension_names[0])
+        return extension_names[t];
+    return "other";
 }
 
 /* Probes the buffer entry points on a small ready buffer of device 0. */
@@ -171,7 +195,138 @@ static void collect_caps(cli_session *s, caps *c) {
         probe_stream(s, stream);
 }
 
-/* The plugin's attributes, printed or written as JSON. */
+_Static_assert(sizeof extension_names / sizeof extension_names[0] ==
+                   (size_t)PJRT_Extension_Type_XlaTransform + 1,
+               "one name per extension type this build declares");
+
+/* ------------------------------------------- what is read without a client */
+
+#define INFO_MAX_EXTENSIONS 64
+#define INFO_MAX_ATTRIBUTES 64
+#define INFO_DEFAULT_LIMIT_MS 120000
+
+typedef struct info_attribute {
+    char name[128];
+    char value[512];
+} info_attribute;
+
+/* Lives in memory shared by the parent and the child: the child fills it,
+ * the parent reads it once the child is gone. */
+typedef struct info_facts {
+    char path[4096];
+    /* The step the child is in, and a counter bumped at each new step: the
+     * parent restarts its clock when the counter moves. */
+    char step[128];
+    _Atomic unsigned steps;
+    bool table_read;   /* GetPjrtApi answered; the fields below are set */
+    size_t api_size;   /* PJRT_Api.struct_size */
+    bool version_read; /* the table is long enough to hold the version */
+    int major, minor;
+    size_t num_extensions;
+    int extensions[INFO_MAX_EXTENSIONS];
+    bool extensions_loop; /* the chain comes back to an extension seen */
+    bool extensions_more; /* longer than INFO_MAX_EXTENSIONS */
+    bool loaded;          /* the library loaded and initialized the plugin */
+    bool attributes_read;
+    size_t num_attributes; /* as reported; at most INFO_MAX_ATTRIBUTES kept */
+    info_attribute attributes[INFO_MAX_ATTRIBUTES];
+    char attributes_error[512];
+    bool client_created;
+    char error_code[32]; /* why there is no client (or no plugin) */
+    char error[2048];
+} info_facts;
+
+static void facts_step(info_facts *f, const char *step) {
+    snprintf(f->step, sizeof f->step, "%s", step);
+    atomic_fetch_add(&f->steps, 1);
+}
+
+static void facts_error(info_facts *f, pjdl_code code, const char *message) {
+    snprintf(f->error_code, sizeof f->error_code, "%s", pjdl_code_name(code));
+    snprintf(f->error, sizeof f->error, "%s", message);
+}
+
+/* Reads the table's own fields: plain memory, no call into the plugin. */
+static void read_table(const PJRT_Api *api, info_facts *f) {
+    f->table_read = true;
+    f->api_size = api->struct_size;
+    f->version_read =
+        api->struct_size >= offsetof(PJRT_Api, pjrt_api_version) + sizeof api->pjrt_api_version;
+    if (f->version_read) {
+        f->major = api->pjrt_api_version.major_version;
+        f->minor = api->pjrt_api_version.minor_version;
+    }
+    if (api->struct_size < offsetof(PJRT_Api, extension_start) + sizeof api->extension_start)
+        return;
+    const PJRT_Extension_Base *seen[INFO_MAX_EXTENSIONS];
+    size_t n = 0;
+    for (const PJRT_Extension_Base *e = api->extension_start; e != NULL; e = e->next) {
+        for (size_t i = 0; i < n; i++)
+            if (seen[i] == e)
+                f->extensions_loop = true;
+        if (f->extensions_loop)
+            break;
+        if (n == INFO_MAX_EXTENSIONS) {
+            f->extensions_more = true;
+            break;
+        }
+        seen[n] = e;
+        f->extensions[n++] = (int)e->type;
+    }
+    f->num_extensions = n;
+}
+
+/* A plugin that speaks another minor version has a shorter or longer
+ * table; only what is inside its struct_size is read. Before
+ * PJRT_Plugin_Initialize only the table's own fields are read: the C API
+ * allows no call before it. */
+static void read_table_early(const char *path, info_facts *f) {
+    facts_step(f, "dlopen");
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL)
+        return; /* the library fails the same way and says why */
+    const PJRT_Api *(*get)(void);
+    void *sym = dlsym(h, "GetPjrtApi");
+    memcpy(&get, &sym, sizeof get);
+    if (sym == NULL)
+        return;
+    facts_step(f, "GetPjrtApi");
+    const PJRT_Api *api = get();
+    if (api != NULL)
+        read_table(api, f);
+    /* Never closed: the library opens the same file next, and plugins are
+     * not written to be unloaded. */
+}
+
+static void named_value_text(const PJRT_NamedValue *v, char *out, size_t n);
+
+static void read_attributes(const PJRT_Api *api, info_facts *f) {
+    if (!RAW_HAS(api, PJRT_Plugin_Attributes)) {
+        snprintf(f->attributes_error, sizeof f->attributes_error,
+                 "PJRT_Plugin_Attributes is not in the table");
+        return;
+    }
+    facts_step(f, "PJRT_Plugin_Attributes");
+    PJRT_Plugin_Attributes_Args a = {0};
+    a.struct_size = PJRT_Plugin_Attributes_Args_STRUCT_SIZE;
+    char msg[400];
+    pjdl_code rc = raw_take_error(api, api->PJRT_Plugin_Attributes(&a), msg, sizeof msg);
+    if (rc != PJDL_OK) {
+        snprintf(f->attributes_error, sizeof f->attributes_error, "%s: %s", pjdl_code_name(rc),
+                 msg);
+        return;
+    }
+    f->attributes_read = true;
+    f->num_attributes = a.attributes ? a.num_attributes : 0;
+    for (size_t i = 0; i < f->num_attributes && i < INFO_MAX_ATTRIBUTES; i++) {
+        const PJRT_NamedValue *v = &a.attributes[i];
+        snprintf(f->attributes[i].name, sizeof f->attributes[i].name, "%.*s", (int)v->name_size,
+                 v->name ? v->name : "");
+        named_value_text(v, f->attributes[i].value, sizeof f->attributes[i].value);
+    }
+}
+
+/* The attribute's value as text. */
 static void named_value_text(const PJRT_NamedValue *v, char *out, size_t n) {
     switch (v->type) {
     case PJRT_NamedValue_kString:
@@ -182,7 +337,7 @@ static void named_value_text(const PJRT_NamedValue *v, char *out, size_t n) {
         break;
     case PJRT_NamedValue_kInt64List: {
         size_t used = (size_t)snprintf(out, n, "[");
-        for (size_t i = 0; i < v->value_size && used < n; i++)
+        for (size_t i = 0; i < v->value_size && v->int64_array_value && used < n; i++)
             used += (size_t)snprintf(out + used, n - used, "%s%" PRId64, i ? "," : "",
                                      v->int64_array_value[i]);
         if (used < n)
@@ -200,33 +355,95 @@ static void named_value_text(const PJRT_NamedValue *v, char *out, size_t n) {
     }
 }
 
-static void get_attributes(const PJRT_Api *api, const PJRT_NamedValue **attrs, size_t *n) {
-    *attrs = NULL;
-    *n = 0;
-    if (!RAW_HAS(api, PJRT_Plugin_Attributes))
-        return;
-    PJRT_Plugin_Attributes_Args a = {0};
-    a.struct_size = PJRT_Plugin_Attributes_Args_STRUCT_SIZE;
-    if (raw_take_error(api, api->PJRT_Plugin_Attributes(&a), NULL, 0) == PJDL_OK) {
-        *attrs = a.attributes;
-        *n = a.num_attributes;
-    }
+/* ------------------------------------------------------------- printing */
+
+static size_t entry_points(size_t struct_size) {
+    size_t first = offsetof(PJRT_Api, PJRT_Error_Destroy);
+    return struct_size > first ? (struct_size - first) / sizeof(void (*)(void)) : 0;
 }
 
-static void print_text(cli_session *s, caps *c) {
-    int major = 0, minor = 0;
-    pjdl_plugin_abi_version(s->plugin, &major, &minor);
-    printf("plugin:           %s\n", s->path[0] ? s->path : "(default)");
-    printf("PJRT ABI:         %d.%d (this build: %d.%d)\n", major, minor, PJRT_API_MAJOR,
-           PJRT_API_MINOR);
-    const PJRT_NamedValue *attrs;
-    size_t na;
-    get_attributes(s->api, &attrs, &na);
-    for (size_t i = 0; i < na; i++) {
-        char text[256];
-        named_value_text(&attrs[i], text, sizeof text);
-        printf("attribute:        %.*s = %s\n", (int)attrs[i].name_size, attrs[i].name, text);
+/* What was read without a client: path, version, table, attributes,
+ * extensions. */
+static void print_plugin_text(const info_facts *f) {
+    printf("plugin:           %s\n", f->path[0] ? f->path : "(default)");
+    if (f->version_read)
+        printf("PJRT ABI:         %d.%d (this build: %d.%d)\n", f->major, f->minor, PJRT_API_MAJOR,
+               PJRT_API_MINOR);
+    else
+        printf("PJRT ABI:         unknown (the table is %zu bytes, too short for its version)\n",
+               f->api_size);
+    printf("entry points:     %zu (this build: %zu)\n", entry_points(f->api_size),
+           entry_points(sizeof(PJRT_Api)));
+    if (f->attributes_read) {
+        for (size_t i = 0; i < f->num_attributes && i < INFO_MAX_ATTRIBUTES; i++)
+            printf("attribute:        %s = %s\n", f->attributes[i].name, f->attributes[i].value);
+        if (f->num_attributes == 0)
+            printf("attributes:       none\n");
+        else if (f->num_attributes > INFO_MAX_ATTRIBUTES)
+            printf("attributes:       %zu more not shown\n",
+                   f->num_attributes - INFO_MAX_ATTRIBUTES);
+    } else {
+        printf("attributes:       not read: %s\n",
+               f->attributes_error[0] ? f->attributes_error
+                                      : "the plugin was not initialized (see below)");
     }
+    printf("extensions:      ");
+    for (size_t i = 0; i < f->num_extensions; i++)
+        printf((unsigned)f->extensions[i] > 255 ? " %s(0x%x)" : " %s(%u)",
+               extension_name(f->extensions[i]), (unsigned)f->extensions[i]);
+    if (f->extensions_loop)
+        printf(" ... (the chain loops back)");
+    else if (f->extensions_more)
+        printf(" ... (more than %d)", INFO_MAX_EXTENSIONS);
+    printf("%s\n", f->num_extensions ? "" : " none");
+}
+
+static void print_plugin_json(json_writer *w, const info_facts *f) {
+    json_key(w, "plugin");
+    json_string(w, f->path);
+    json_key(w, "abi_version");
+    if (f->version_read) {
+        json_begin_object(w);
+        json_key(w, "major");
+        json_int(w, f->major);
+        json_key(w, "minor");
+        json_int(w, f->minor);
+        json_end_object(w);
+    } else {
+        json_null(w);
+    }
+    json_key(w, "api_struct_size");
+    json_uint(w, f->api_size);
+    json_key(w, "entry_points");
+    json_uint(w, entry_points(f->api_size));
+    json_key(w, "attributes");
+    if (f->attributes_read) {
+        json_begin_object(w);
+        for (size_t i = 0; i < f->num_attributes && i < INFO_MAX_ATTRIBUTES; i++) {
+            json_key(w, f->attributes[i].name);
+            json_string(w, f->attributes[i].value);
+        }
+        json_end_object(w);
+    } else {
+        json_null(w);
+    }
+    json_key(w, "extensions");
+    json_begin_array(w);
+    for (size_t i = 0; i < f->num_extensions; i++) {
+        json_begin_object(w);
+        json_key(w, "type");
+        json_int(w, f->extensions[i]);
+        json_key(w, "name");
+        json_string(w, extension_name(f->extensions[i]));
+        json_end_object(w);
+    }
+    json_end_array(w);
+    json_key(w, "extensions_chain_ends");
+    json_bool(w, !f->extensions_loop && !f->extensions_more);
+}
+
+static void print_text(cli_session *s, const info_facts *f, caps *c) {
+    print_plugin_text(f);
     printf("platform:         %s\n", pjdl_client_platform_name(s->client));
     printf("platform version: %s\n", pjdl_client_platform_version(s->client));
     printf("platform id:      0x%016" PRIx64 "\n", pjdl_client_platform_id(s->client));
@@ -248,47 +465,63 @@ static void print_text(cli_session *s, caps *c) {
                    pjdl_memory_kind(mem), dltext, mem == def ? "  (default)" : "");
         }
     }
-    printf("extensions:      ");
-    int count = 0;
-    for (const PJRT_Extension_Base *e = s->api->extension_start; e != NULL && count < 64;
-         e = e->next, count++)
-        printf((unsigned)e->type > 255 ? " %s(0x%x)" : " %s(%u)", extension_name(e->type),
-               (unsigned)e->type);
-    printf("%s\n", count ? "" : " none");
     printf("capabilities:\n");
     for (size_t i = 0; i < c->n; i++)
         printf("  %-44s %-9s %s\n", c->row[i].name, c->row[i].provided ? "provided" : "missing",
                c->row[i].provided ? c->row[i].probe : "");
 }
 
-static void print_json(cli_session *s, caps *c) {
+static void json_devices(json_writer *w, cli_session *s) {
+    json_key(w, "devices");
+    json_begin_array(w);
+    for (size_t i = 0; i < pjdl_client_device_count(s->client); i++) {
+        pjdl_device *d = pjdl_client_device(s->client, i);
+        json_begin_object(w);
+        json_key(w, "id");
+        json_int(w, pjdl_device_id(d));
+        json_key(w, "kind");
+        json_string(w, pjdl_device_kind(d));
+        json_key(w, "local_hardware_id");
+        json_int(w, pjdl_device_local_hardware_id(d));
+        json_key(w, "memories");
+        json_begin_array(w);
+        pjdl_memory *def = pjdl_device_default_memory(d);
+        for (size_t m = 0; m < pjdl_device_memory_count(d); m++) {
+            pjdl_memory *mem = pjdl_device_memory(d, m);
+            DLDevice dl;
+            json_begin_object(w);
+            json_key(w, "id");
+            json_int(w, pjdl_memory_id(mem));
+            json_key(w, "kind");
+            json_string(w, pjdl_memory_kind(mem));
+            json_key(w, "default");
+            json_bool(w, mem == def);
+            json_key(w, "dl_device");
+            if (pjdl_device_dl(d, mem, &dl) == PJDL_OK) {
+                json_begin_object(w);
+                json_key(w, "device_type");
+                json_string(w, pjdl_dl_device_type_name((DLDeviceType)dl.device_type));
+                json_key(w, "device_id");
+                json_int(w, dl.device_id);
+                json_end_object(w);
+            } else {
+                json_null(w);
+            }
+            json_end_object(w);
+        }
+        json_end_array(w);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
+static void print_json(cli_session *s, const info_facts *f, caps *c) {
     json_writer w;
     json_init(&w, stdout);
-    int major = 0, minor = 0;
-    pjdl_plugin_abi_version(s->plugin, &major, &minor);
     json_begin_object(&w);
-    json_key(&w, "plugin");
-    json_string(&w, s->path);
-    json_key(&w, "abi_version");
-    json_begin_object(&w);
-    json_key(&w, "major");
-    json_int(&w, major);
-    json_key(&w, "minor");
-    json_int(&w, minor);
-    json_end_object(&w);
-    json_key(&w, "attributes");
-    json_begin_object(&w);
-    const PJRT_NamedValue *attrs;
-    size_t na;
-    get_attributes(s->api, &attrs, &na);
-    for (size_t i = 0; i < na; i++) {
-        char name[128], text[256];
-        snprintf(name, sizeof name, "%.*s", (int)attrs[i].name_size, attrs[i].name);
-        named_value_text(&attrs[i], text, sizeof text);
-        json_key(&w, name);
-        json_string(&w, text);
-    }
-    json_end_object(&w);
+    print_plugin_json(&w, f);
+    json_key(&w, "client_error");
+    json_null(&w);
     json_key(&w, "platform");
     json_string(&w, pjdl_client_platform_name(s->client));
     json_key(&w, "platform_version");
@@ -297,60 +530,7 @@ static void print_json(cli_session *s, caps *c) {
     char id[32];
     snprintf(id, sizeof id, "0x%016" PRIx64, pjdl_client_platform_id(s->client));
     json_string(&w, id);
-    json_key(&w, "devices");
-    json_begin_array(&w);
-    for (size_t i = 0; i < pjdl_client_device_count(s->client); i++) {
-        pjdl_device *d = pjdl_client_device(s->client, i);
-        json_begin_object(&w);
-        json_key(&w, "id");
-        json_int(&w, pjdl_device_id(d));
-        json_key(&w, "kind");
-        json_string(&w, pjdl_device_kind(d));
-        json_key(&w, "local_hardware_id");
-        json_int(&w, pjdl_device_local_hardware_id(d));
-        json_key(&w, "memories");
-        json_begin_array(&w);
-        pjdl_memory *def = pjdl_device_default_memory(d);
-        for (size_t m = 0; m < pjdl_device_memory_count(d); m++) {
-            pjdl_memory *mem = pjdl_device_memory(d, m);
-            DLDevice dl;
-            json_begin_object(&w);
-            json_key(&w, "id");
-            json_int(&w, pjdl_memory_id(mem));
-            json_key(&w, "kind");
-            json_string(&w, pjdl_memory_kind(mem));
-            json_key(&w, "default");
-            json_bool(&w, mem == def);
-            json_key(&w, "dl_device");
-            if (pjdl_device_dl(d, mem, &dl) == PJDL_OK) {
-                json_begin_object(&w);
-                json_key(&w, "device_type");
-                json_string(&w, pjdl_dl_device_type_name((DLDeviceType)dl.device_type));
-                json_key(&w, "device_id");
-                json_int(&w, dl.device_id);
-                json_end_object(&w);
-            } else {
-                json_null(&w);
-            }
-            json_end_object(&w);
-        }
-        json_end_array(&w);
-        json_end_object(&w);
-    }
-    json_end_array(&w);
-    json_key(&w, "extensions");
-    json_begin_array(&w);
-    int count = 0;
-    for (const PJRT_Extension_Base *e = s->api->extension_start; e != NULL && count < 64;
-         e = e->next, count++) {
-        json_begin_object(&w);
-        json_key(&w, "type");
-        json_int(&w, (int64_t)e->type);
-        json_key(&w, "name");
-        json_string(&w, extension_name(e->type));
-        json_end_object(&w);
-    }
-    json_end_array(&w);
+    json_devices(&w, s);
     json_key(&w, "capabilities");
     json_begin_array(&w);
     for (size_t i = 0; i < c->n; i++) {
@@ -368,23 +548,173 @@ static void print_json(cli_session *s, caps *c) {
     json_finish(&w);
 }
 
-int cli_info(const cli_args *args) {
+/* The report without a client: what was read, then why there is none. */
+static void print_no_client(const cli_args *args, const info_facts *f) {
+    if (args->json) {
+        json_writer w;
+        json_init(&w, stdout);
+        json_begin_object(&w);
+        print_plugin_json(&w, f);
+        json_key(&w, "client_error");
+        json_begin_object(&w);
+        json_key(&w, "step");
+        json_string(&w, f->step);
+        json_key(&w, "code");
+        json_string(&w, f->error_code);
+        json_key(&w, "message");
+        json_string(&w, f->error);
+        json_end_object(&w);
+        json_end_object(&w);
+        json_finish(&w);
+    } else {
+        print_plugin_text(f);
+        printf("client:           none: %s (%s)\n", f->error, f->error_code);
+    }
+    fflush(stdout);
+}
+
+/* ------------------------------------------------------ the child's work */
+
+/* Loads the plugin, reads it, creates a client and, if that works, probes
+ * it and prints the whole report. Returns the exit code. */
+static int info_child(const cli_args *args, info_facts *f) {
+    /* Plugins log to stdout too (Tenstorrent's does); while the plugin runs,
+     * stdout is stderr, so that stdout holds only the report (--json). */
+    fflush(stdout);
+    int report_fd = dup(STDOUT_FILENO);
+    if (report_fd >= 0)
+        dup2(STDERR_FILENO, STDOUT_FILENO);
     cli_session s = {0};
     s.args = args;
-    if (!cli_plugin_resolve(args, s.path, sizeof s.path))
+    snprintf(s.path, sizeof s.path, "%s", f->path);
+    if (s.path[0])
+        read_table_early(s.path, f);
+    facts_step(f, "PJRT_Plugin_Initialize");
+    pjdl_code loaded = cli_plugin_load(&s);
+    if (loaded != PJDL_OK) {
+        facts_error(f, loaded, pjdl_last_error());
         return CLI_EXIT_NO_PLUGIN;
-    if (cli_plugin_load(&s) != PJDL_OK)
-        return CLI_EXIT_NO_PLUGIN;
-    if (cli_client_create(&s) != PJDL_OK) {
+    }
+    f->loaded = true;
+    snprintf(f->path, sizeof f->path, "%s", s.path);
+    if (!f->table_read)
+        read_table(s.api, f);
+    read_attributes(s.api, f);
+    facts_step(f, "PJRT_Client_Create");
+    pjdl_code rc = cli_client_create(&s);
+    if (rc != PJDL_OK) {
+        facts_error(f, rc, pjdl_last_error());
         cli_session_close(&s);
         return CLI_EXIT_NO_PLUGIN;
     }
+    f->client_created = true;
+    facts_step(f, "probing the client's entry points");
     caps c = {0};
     collect_caps(&s, &c);
+    facts_step(f, "printing the report");
+    fflush(stdout);
+    if (report_fd >= 0)
+        dup2(report_fd, STDOUT_FILENO);
     if (args->json)
-        print_json(&s, &c);
+        print_json(&s, f, &c);
     else
-        print_text(&s, &c);
+        print_text(&s, f, &c);
+    fflush(stdout);
+    facts_step(f, "releasing the client");
     cli_session_close(&s);
     return CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------ the parent's supervision */
+
+/* Waits for the child; kills it when one step lasts longer than limit_ms.
+ * Returns false on a timeout. */
+static bool wait_child(pid_t pid, info_facts *f, int64_t limit_ms, int *status) {
+    unsigned steps = atomic_load(&f->steps);
+    uint64_t since = cli_now_ns();
+    for (;;) {
+        pid_t r = waitpid(pid, status, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR))
+            return true;
+        unsigned now_steps = atomic_load(&f->steps);
+        if (now_steps != steps) {
+            steps = now_steps;
+            since = cli_now_ns();
+        } else if (cli_now_ns() - since > (uint64_t)limit_ms * 1000000ull) {
+            kill(pid, SIGKILL);
+            while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+                ;
+            return false;
+        }
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Reports a child that crashed or hung: the exit code, and on stdout what
+ * it had read when no client was created. */
+static int report_lost_child(const cli_args *args, info_facts *f, bool timed_out, int status,
+                             int64_t limit_ms) {
+    char what[256];
+    if (timed_out)
+        snprintf(what, sizeof what, "%s did not return within %.1f s", f->step,
+                 (double)limit_ms / 1000.0);
+    else if (WIFSIGNALED(status))
+        snprintf(what, sizeof what, "the plugin crashed the process in %s: signal %d (%s)", f->step,
+                 WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else
+        snprintf(what, sizeof what, "the process exited with status %d in %s",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : -1, f->step);
+    fprintf(stderr, "pjrt-dlpack: %s: %s\n", f->path[0] ? f->path : "(default)", what);
+    if (f->client_created)
+        return CLI_EXIT_FAILED; /* a client existed: the plugin failed a probe */
+    snprintf(f->error_code, sizeof f->error_code, "%s", timed_out ? "TIMEOUT" : "CRASH");
+    snprintf(f->error, sizeof f->error, "%s", what);
+    if (f->table_read || f->loaded)
+        print_no_client(args, f);
+    return CLI_EXIT_NO_PLUGIN;
+}
+
+int cli_info(const cli_args *args) {
+    char path[4096];
+    if (!cli_plugin_resolve(args, path, sizeof path))
+        return CLI_EXIT_NO_PLUGIN;
+    info_facts *f =
+        mmap(NULL, sizeof *f, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (f == MAP_FAILED) {
+        fprintf(stderr, "pjrt-dlpack: mmap: %s\n", strerror(errno));
+        return CLI_EXIT_INTERNAL;
+    }
+    memset(f, 0, sizeof *f);
+    snprintf(f->path, sizeof f->path, "%s", path);
+    int64_t limit_ms = args->timeout_ms > 0 ? args->timeout_ms : INFO_DEFAULT_LIMIT_MS;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "pjrt-dlpack: fork: %s\n", strerror(errno));
+        munmap(f, sizeof *f);
+        return CLI_EXIT_INTERNAL;
+    }
+    if (pid == 0) {
+        int rc = info_child(args, f);
+        fflush(NULL);
+        /* _exit: the plugin's exit-time handlers belong to a process that
+         * ends here; the parent has nothing of the plugin to clean up. */
+        _exit(rc);
+    }
+    int status = 0;
+    bool finished = wait_child(pid, f, limit_ms, &status);
+    int rc;
+    if (finished && WIFEXITED(status) && WEXITSTATUS(status) == CLI_EXIT_OK && f->client_created)
+        rc = CLI_EXIT_OK;
+    else if (finished && WIFEXITED(status) && WEXITSTATUS(status) == CLI_EXIT_NO_PLUGIN) {
+        /* The child said why on stderr; what it read goes to stdout. */
+        if (f->table_read || f->loaded)
+            print_no_client(args, f);
+        rc = CLI_EXIT_NO_PLUGIN;
+    } else {
+        rc = report_lost_child(args, f, !finished, status, limit_ms);
+    }
+    munmap(f, sizeof *f);
+    return rc;
 }

@@ -49,12 +49,21 @@ static void print_info_help(FILE *out) {
     fprintf(out,
             "Usage: pjrt-dlpack info [OPTIONS] [PLUGIN]\n"
             "\n"
-            "Prints the plugin's PJRT ABI version, plugin attributes, platform name,\n"
-            "version and id, every device (id, kind, local hardware id) with its\n"
-            "memories and the DLDevice each maps to, and a capability table: for\n"
-            "each DLPack-relevant entry point and extension, whether the plugin's\n"
-            "table has it and what it answers when probed (ok, UNIMPLEMENTED, or\n"
-            "another error).\n"
+            "Prints the plugin's PJRT ABI version, the number of entry points in its\n"
+            "table, its plugin attributes and extensions (type names and numbers);\n"
+            "then, with a client, the platform name, version and id, every device\n"
+            "(id, kind, local hardware id) with its memories and the DLDevice each\n"
+            "maps to, and a capability table: for each DLPack-relevant entry point\n"
+            "and extension, whether the plugin's table has it and what it answers\n"
+            "when probed (ok, UNIMPLEMENTED, or another error).\n"
+            "\n"
+            "The plugin runs in a child process. When no client can be created\n"
+            "(the plugin's error, a crash, or a step that does not finish), info\n"
+            "prints what it read without a client, then the reason on a 'client:'\n"
+            "line (in --json: \"client_error\"), and exits 3. Each step (loading,\n"
+            "PJRT_Plugin_Initialize, PJRT_Client_Create, probing) may take\n"
+            "--timeout-ms (default 120000) before it counts as hung. info exits 1\n"
+            "when the plugin crashed or hung after its client was created.\n"
             "\n%s\n%s\n%s",
             plugin_text, common_options, exit_codes);
 }

@@ -40,11 +40,38 @@ bool cli_plugin_resolve(const cli_args *args, char *path, size_t path_size) {
     return true;
 }
 
+/* The library a failed dlopen could not find, from the loader's message
+ * ("NAME: cannot open shared object file: ..."), into `name`; false if the
+ * message is about something else. */
+static bool missing_library(const char *message, char *name, size_t size) {
+    const char *end = strstr(message, ": cannot open shared object file");
+    if (end == NULL)
+        return false;
+    const char *start = end;
+    while (start > message && !(start[-1] == ' ' && start - 1 > message && start[-2] == ':'))
+        start--;
+    size_t n = (size_t)(end - start);
+    if (n == 0 || n >= size)
+        return false;
+    memcpy(name, start, n);
+    name[n] = '\0';
+    return true;
+}
+
 pjdl_code cli_plugin_load(cli_session *s) {
     pjdl_code rc = pjdl_plugin_load(s->path[0] ? s->path : NULL, &s->plugin);
     if (rc != PJDL_OK) {
-        fprintf(stderr, "pjrt-dlpack: cannot load plugin %s: %s (%s)\n",
-                s->path[0] ? s->path : "(default)", pjdl_last_error(), pjdl_code_name(rc));
+        const char *file = s->path[0] ? s->path : "(default)";
+        fprintf(stderr, "pjrt-dlpack: cannot load plugin %s: %s (%s)\n", file, pjdl_last_error(),
+                pjdl_code_name(rc));
+        /* The loader names only the first library it could not find. */
+        char lib[512];
+        if (missing_library(pjdl_last_error(), lib, sizeof lib) && strcmp(lib, s->path) != 0)
+            fprintf(stderr,
+                    "pjrt-dlpack: the plugin needs %s, which the dynamic loader cannot find "
+                    "(install it, or add its folder to LD_LIBRARY_PATH; 'ldd %s' lists every "
+                    "library that is missing)\n",
+                    lib, file);
         s->plugin = NULL;
         return rc;
     }
