@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The main job: the pjrt-dlpack checks on the bundled reference plugin, both
-# platforms, then the NumPy -> plugin -> PyTorch exchange demo in Python.
+# platforms, then the NumPy -> plugin -> PyTorch exchange demo in Python,
+# then the checks on XLA's own CPU plugin and a StableHLO program run on it,
+# fed and drained through DLPack, from C and from Python. (XLA's plugin logs
+# to stderr; the check's own output is on stdout.)
 set -euo pipefail
 build=${1:-build}
 plugin="$build/lib/libpjrt_ref.so"
@@ -17,3 +20,16 @@ done
 
 echo "== Python: NumPy -> PJRT buffer -> PyTorch and back, without a copy"
 PYTHONPATH="$build/python" /usr/bin/python3 tests/python/example_quick.py "$plugin"
+
+# XLA's own CPU plugin (installed by scripts/setup.sh; PJRT_XLA_CPU_PLUGIN
+# overrides where it is).
+xla_plugin=${PJRT_XLA_CPU_PLUGIN:-$(bash scripts/plugins.sh path xla-cpu)}
+echo
+echo "== pjrt-dlpack check, XLA's own CPU plugin (every check passes or names what it lacks)"
+"$cli" check "$xla_plugin" 2>/dev/null
+echo
+echo "== C: a StableHLO program on XLA's CPU plugin, DLPack tensors in and out"
+"$build/examples/xla-compute" "$xla_plugin"
+echo
+echo "== Python: the same with NumPy and PyTorch, in and out without a copy"
+PYTHONPATH="$build/python" /usr/bin/python3 examples/xla_compute.py "$xla_plugin"
