@@ -41,6 +41,22 @@ static inline const char *lib_plugin_path(void) {
     return p;
 }
 
+/* XLA's CPU plugin, installed by the set-up; a test that needs it fails
+ * without it. */
+static inline const char *lib_xla_plugin_path(void) {
+    const char *p = getenv("PJRT_XLA_CPU_PLUGIN");
+    if (p == NULL || p[0] == '\0')
+        fail_msg("PJRT_XLA_CPU_PLUGIN is not set to XLA's CPU plugin: run scripts/setup.sh and "
+                 "reconfigure");
+    return p;
+}
+
+/* A client of XLA's CPU plugin with its default options. */
+static inline void lib_xla_client(pjdl_plugin **plugin, pjdl_client **client) {
+    LIB_OK(pjdl_plugin_load(lib_xla_plugin_path(), plugin));
+    LIB_OK(pjdl_client_create(*plugin, NULL, 0, client));
+}
+
 static inline pjdl_plugin *lib_load(void) {
     pjdl_plugin *plugin = NULL;
     LIB_OK(pjdl_plugin_load(lib_plugin_path(), &plugin));

@@ -28,18 +28,10 @@ static const char program[] =
 
 static const int64_t dims23[] = {2, 3};
 
-static const char *xla_path(void) {
-    const char *p = getenv("PJRT_XLA_CPU_PLUGIN");
-    if (p == NULL || p[0] == '\0')
-        fail_msg("PJRT_XLA_CPU_PLUGIN is not set to XLA's CPU plugin (scripts/plugins.sh)");
-    return p;
-}
-
 static int group_setup(void **state) {
     fixture *f = calloc(1, sizeof *f);
     *state = f;
-    LIB_OK(pjdl_plugin_load(xla_path(), &f->plugin));
-    LIB_OK(pjdl_client_create(f->plugin, NULL, 0, &f->client));
+    lib_xla_client(&f->plugin, &f->client);
     *state = f;
     return 0;
 }

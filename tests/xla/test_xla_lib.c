@@ -5,24 +5,16 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "lib_util.h"
+#include "roundtrip.h"
 
 typedef struct fixture {
     pjdl_plugin *plugin;
     pjdl_client *client;
 } fixture;
 
-static const char *xla_plugin_path(void) {
-    const char *p = getenv("PJRT_XLA_CPU_PLUGIN");
-    if (p == NULL || p[0] == '\0')
-        fail_msg("PJRT_XLA_CPU_PLUGIN is not set: run scripts/setup.sh and reconfigure");
-    return p;
-}
-
 static int setup(void **state) {
     fixture *f = calloc(1, sizeof *f);
-    LIB_OK(pjdl_plugin_load(xla_plugin_path(), &f->plugin));
-    LIB_OK(pjdl_client_create(f->plugin, NULL, 0, &f->client));
+    lib_xla_client(&f->plugin, &f->client);
     *state = f;
     return 0;
 }
@@ -35,107 +27,15 @@ static int teardown(void **state) {
     return 0;
 }
 
-static void fill(unsigned char *p, size_t n, PJRT_Buffer_Type type) {
-    for (size_t i = 0; i < n; i++)
-        p[i] = type == PJRT_Buffer_Type_PRED ? (unsigned char)(i & 1) : (unsigned char)(i * 7 + 3);
-}
-
-/* 64-byte-aligned host memory (XLA views nothing less aligned). */
-static void *aligned(size_t n) {
-    void *p = NULL;
-    assert_int_equal(posix_memalign(&p, 64, n ? n : 64), 0);
-    return p;
-}
-
-/* Exports `b`, imports the tensor back as a view and compares data and
- * pointers; versioned or legacy. */
-static void round_trip(fixture *f, pjdl_buffer *b, const unsigned char *want, size_t nbytes,
-                       bool legacy) {
-    DLManagedTensorVersioned *v = NULL;
-    DLManagedTensor *l = NULL;
-    const DLTensor *t;
-    if (legacy) {
-        LIB_OK(pjdl_buffer_export_legacy(b, NULL, &l));
-        t = &l->dl_tensor;
-    } else {
-        LIB_OK(pjdl_buffer_export(b, NULL, &v));
-        assert_int_equal(v->flags & DLPACK_FLAG_BITMASK_IS_COPIED, 0);
-        t = &v->dl_tensor;
-    }
-    assert_int_equal(t->device.device_type, kDLCPU);
-    assert_int_equal((size_t)t->ndim, pjdl_buffer_ndim(b));
-    if (nbytes > 0) {
-        void *own = NULL;
-        LIB_OK(pjdl_buffer_data_pointer(b, &own));
-        assert_ptr_equal((char *)t->data + t->byte_offset, own);
-        assert_memory_equal((char *)t->data + t->byte_offset, want, nbytes);
-    }
-    pjdl_buffer *back = NULL;
-    pjdl_client *clients[] = {f->client};
-    if (legacy)
-        LIB_OK(pjdl_import_legacy(clients, 1, l, NULL, &back));
-    else
-        LIB_OK(pjdl_import(clients, 1, v, NULL, &back));
-    assert_int_equal(pjdl_buffer_type(back), pjdl_buffer_type(b));
-    unsigned char *got = malloc(nbytes + 1);
-    LIB_OK(pjdl_buffer_to_host(back, got, nbytes));
-    if (nbytes > 0) {
-        assert_memory_equal(got, want, nbytes);
-        void *ptr = NULL;
-        LIB_OK(pjdl_buffer_data_pointer(back, &ptr));
-        assert_ptr_equal(ptr, (char *)t->data + t->byte_offset); /* a view */
-    }
-    free(got);
-    pjdl_buffer_release(back); /* runs the export's deleter */
-}
-
-/* Every element type XLA accepts and DLPack can express, both ways. */
 static void every_type(void **state) {
     fixture *f = *state;
-    const int64_t dims[] = {3, 5};
-    int tested = 0;
-    for (int ty = PJRT_Buffer_Type_PRED; ty <= PJRT_Buffer_Type_F6E3M2FN; ty++) {
-        PJRT_Buffer_Type type = (PJRT_Buffer_Type)ty;
-        size_t es = pjdl_pjrt_type_size(type);
-        DLDataType dt;
-        if (es == 0 || type == PJRT_Buffer_Type_TOKEN || pjdl_dtype_from_pjrt(type, &dt) != PJDL_OK)
-            continue;
-        size_t nbytes = 15 * es;
-        unsigned char *data = malloc(nbytes);
-        fill(data, nbytes, type);
-        pjdl_buffer *b = NULL;
-        if (pjdl_buffer_from_host(f->client, data, type, dims, 2, NULL, NULL, &b) != PJDL_OK) {
-            print_message("type %s: XLA refuses: %s\n", pjdl_pjrt_type_name(type),
-                          pjdl_last_error());
-            free(data);
-            continue;
-        }
-        round_trip(f, b, data, nbytes, false);
-        round_trip(f, b, data, nbytes, true);
-        tested++;
-        pjdl_buffer_release(b);
-        free(data);
-    }
-    /* pred, 8 integers, f16/f32/f64, bf16, c64/c128 and the float8s. */
-    assert_true(tested >= 20);
+    /* pred, 8 integers, f16/f32/f64, bf16, c64/c128 and the float8s */
+    assert_true(lib_round_trip_every_type(f->client) >= 20);
 }
 
 static void scalar_and_empty(void **state) {
     fixture *f = *state;
-    float x = 42.5f;
-    pjdl_buffer *b = NULL;
-    LIB_OK(pjdl_buffer_from_host(f->client, &x, PJRT_Buffer_Type_F32, NULL, 0, NULL, NULL, &b));
-    assert_int_equal(pjdl_buffer_ndim(b), 0);
-    round_trip(f, b, (unsigned char *)&x, 4, false);
-    round_trip(f, b, (unsigned char *)&x, 4, true);
-    pjdl_buffer_release(b);
-
-    const int64_t dims[] = {4, 0, 3};
-    LIB_OK(pjdl_buffer_from_host(f->client, NULL, PJRT_Buffer_Type_S32, dims, 3, NULL, NULL, &b));
-    assert_int_equal(pjdl_buffer_size_bytes(b), 0);
-    round_trip(f, b, NULL, 0, false);
-    round_trip(f, b, NULL, 0, true);
-    pjdl_buffer_release(b);
+    lib_round_trip_scalar_and_empty(f->client);
 }
 
 /* A host tensor imported as a view: same pointer, writes seen both ways,
