@@ -27,6 +27,13 @@ static int teardown(void **state) {
     return 0;
 }
 
+/* 64-byte-aligned host memory (XLA views nothing less aligned). */
+static void *aligned(size_t n) {
+    void *p = NULL;
+    assert_int_equal(posix_memalign(&p, 64, n ? n : 64), 0);
+    return p;
+}
+
 static void every_type(void **state) {
     fixture *f = *state;
     /* pred, 8 integers, f16/f32/f64, bf16, c64/c128 and the float8s */
