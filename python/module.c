@@ -92,7 +92,7 @@ static PyMethodDef module_methods[] = {
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "pjrt_dlpack",
+    .m_name = "pjrt_dlpack._pjrt_dlpack",
     .m_doc = "DLPack for every PJRT plugin: exchange PJRT device buffers with NumPy, PyTorch "
              "and any DLPack producer or consumer, zero-copy where possible.",
     .m_size = -1,
@@ -135,7 +135,7 @@ static int register_atexit(PyObject *module) {
     return 0;
 }
 
-PyMODINIT_FUNC PyInit_pjrt_dlpack(void) {
+PyMODINIT_FUNC PyInit__pjrt_dlpack(void) {
     PyTypeObject *types[] = {&pjpy_plugin_type, &pjpy_client_type, &pjpy_device_type,
                              &pjpy_memory_type, &pjpy_buffer_type};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)

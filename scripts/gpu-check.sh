@@ -127,7 +127,8 @@ build_cmake() {
 
 # The same outputs with the C compiler alone, laid out as CMake lays them:
 # lib/ (the library next to the reference plugin, where the library finds
-# it), tools/pjrt-dlpack, python/pjrt_dlpack<EXT_SUFFIX>.
+# it), tools/pjrt-dlpack, python/pjrt_dlpack/ (the package: its Python files
+# and the extension module _pjrt_dlpack<EXT_SUFFIX>).
 c_compiler() {
     local c
     for c in "${CC:-}" gcc cc clang; do
@@ -200,14 +201,16 @@ build_cc() {
             -c "$f" -o "$dir/obj/python/$(basename "${f%.c}").o" || return 1
         objs+=("$dir/obj/python/$(basename "${f%.c}").o")
     done
-    step "$cc" -shared -pthread -o "$dir/python/pjrt_dlpack$ext" "${objs[@]}" \
+    mkdir -p "$dir/python/pjrt_dlpack"
+    cp "$root"/python/pjrt_dlpack/*.py "$dir/python/pjrt_dlpack/" || return 1
+    step "$cc" -shared -pthread -o "$dir/python/pjrt_dlpack/_pjrt_dlpack$ext" "${objs[@]}" \
         "$dir/lib/libpjrt_dlpack.a" -Wl,--exclude-libs,ALL -ldl || return 1
 }
 
 # What a finished build must hold.
 built_ok() {
     [[ -x "$cli" ]] || { echo "gpu-check: the build made no $cli" >&2; return 1; }
-    local mods=("$moddir"/pjrt_dlpack*.so)
+    local mods=("$moddir"/pjrt_dlpack/_pjrt_dlpack*.so)
     [[ -f "${mods[0]}" ]] || {
         echo "gpu-check: the build made no Python module in $moddir" >&2
         return 1

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the project needs, only what is missing: the Debian packages,
-# then XLA's CPU PJRT plugin from PyPI (scripts/plugins.sh, into a cache
-# outside the clone). Idempotent: when everything is present it only asks
-# dpkg and looks for one file, which takes well under a second.
+# then from PyPI XLA's CPU PJRT plugin (scripts/plugins.sh) and the modern
+# Python environment (scripts/python-env.sh), both into a cache outside the
+# clone. Idempotent: when everything is present it only asks dpkg and looks
+# for two files, which takes well under a second.
 set -euo pipefail
 
 packages=(
@@ -10,7 +11,7 @@ packages=(
     libcmocka-dev
     clang libclang-rt-14-dev
     valgrind
-    python3-dev python3-numpy python3-pytest python3-torch python3-pip
+    python3-dev python3-numpy python3-pytest python3-torch python3-pip python3-venv
     libtorch-dev gnuplot-nox
 )
 
@@ -35,5 +36,7 @@ if [[ ${#missing[@]} -ne 0 ]]; then
     install_debian
 fi
 
-# The tests run against XLA's own CPU plugin too.
+# The tests run against XLA's own CPU plugin too, and the Python tests in a
+# second, modern environment (NumPy 2, PyTorch 2, JAX) as well as Debian's.
 bash "$(dirname "$0")/plugins.sh" install xla-cpu
+bash "$(dirname "$0")/python-env.sh" install

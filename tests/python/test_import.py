@@ -305,10 +305,18 @@ def test_copy_false_refuses_a_producer_copy(cpu):
     assert copied.unsafe_buffer_pointer() != src.unsafe_buffer_pointer()
 
 
-def test_numpy_readonly_arrays_are_refused_by_numpy(cpu):
-    # NumPy 1.24 will not export read-only arrays (broadcast_to makes one).
+def test_numpy_readonly_arrays(cpu):
+    ro = np.broadcast_to(np.arange(3.0), (4, 3))  # read-only, zero strides
+    if np.lib.NumpyVersion(np.__version__) < "2.0.0":
+        # NumPy 1.x will not export read-only arrays at all.
+        with pytest.raises(BufferError):
+            cpu.from_dlpack(ro)
+        return
+    # NumPy 2 exports them flagged read-only: copied, never viewed writable.
+    buf = cpu.from_dlpack(ro)
+    np.testing.assert_array_equal(contents(buf, np.float64), ro)
     with pytest.raises(BufferError):
-        cpu.from_dlpack(np.broadcast_to(np.arange(3.0), (4, 3)))
+        cpu.from_dlpack(ro, copy=False)
 
 
 def test_numpy_zero_strides_are_copied(cpu):
