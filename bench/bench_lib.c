@@ -32,8 +32,9 @@ bench_env *bench_env_open(const char *plugin, const char *platform) {
     pjdl_option opt = {.name = "platform", .type = PJDL_OPTION_STRING};
     opt.value.string_value = platform;
     if (pjdl_plugin_load(plugin, &env->plugin) != PJDL_OK ||
-        pjdl_client_create(env->plugin, &opt, 1, &env->client) != PJDL_OK) {
-        fprintf(stderr, "bench: cannot open a %s client: %s\n", platform, pjdl_last_error());
+        pjdl_client_create(env->plugin, &opt, platform ? 1 : 0, &env->client) != PJDL_OK) {
+        fprintf(stderr, "bench: cannot open a %s client: %s\n", platform ? platform : "default",
+                pjdl_last_error());
         bench_env_close(env);
         return NULL;
     }

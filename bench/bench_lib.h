@@ -16,7 +16,9 @@ extern "C" {
 typedef struct bench_env bench_env;
 
 /* Loads the plugin (NULL: the library's default) and creates a client of
- * `platform` ("cpu" or "xpu"). Prints the error and returns NULL on failure. */
+ * `platform` ("cpu" or "xpu"; NULL: no create options, as real plugins such
+ * as XLA's refuse options they do not know). Prints the error and returns
+ * NULL on failure. */
 bench_env *bench_env_open(const char *plugin, const char *platform);
 void bench_env_close(bench_env *env);
 /* The env's client; borrowed. */

@@ -68,6 +68,10 @@ ROWS = [
      "`memcpy` bandwidth", "GB/s", "ge", 0.8),
     ("two threads, export + delete on distinct buffers", "threads.two", "threads.one",
      "one thread's throughput", "ops/s", "ge", 1.6),
+    ("C export + delete on XLA's CPU plugin, 16x16 f32", "xla.export", "xla.pin_pair",
+     "the plugin's own Increase + Decrease pair", "ns", "le", 1.5),
+    ("C import (view) + release on XLA's CPU plugin, 16x16 f32", "xla.import", "xla.view_pair",
+     "the plugin's own CreateViewOfDeviceBuffer + Destroy", "ns", "le", 1.5),
 ]
 
 # Context rows: measured, no target.

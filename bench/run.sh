@@ -19,9 +19,12 @@ else
     echo "== bench: pjdl_bench_torch not built (libtorch-dev missing); skipped"
     : >"$out/raw-torch.tsv"
 fi
+echo "== bench: C over XLA's CPU plugin (pjdl_bench_xla)"
+xla_plugin=${PJRT_XLA_CPU_PLUGIN:-$(bash "$here/../scripts/plugins.sh" path xla-cpu)}
+"$build/bench/pjdl_bench_xla" --plugin "$xla_plugin" 2>/dev/null | tee "$out/raw-xla.tsv"
 echo "== bench: Python (bench_python.py)"
 PYTHONPATH=$build/python PYTHONDONTWRITEBYTECODE=1 \
     /usr/bin/python3 "$here/bench_python.py" --plugin "$plugin" | tee "$out/raw-python.tsv"
 echo "== bench: report"
 /usr/bin/python3 "$here/report.py" "$out" "$out/raw-c.tsv" "$out/raw-torch.tsv" \
-    "$out/raw-python.tsv"
+    "$out/raw-xla.tsv" "$out/raw-python.tsv"
