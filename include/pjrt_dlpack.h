@@ -238,15 +238,19 @@ PJDL_API int pjdl_memory_id(const pjdl_memory *memory);
 
 /* The DLDevice that data in `memory` of `device` has (memory NULL: the
  * device's default memory): the platform's device type, or the memory kind's
- * host type (pinned_host on cuda is kDLCUDAHost, ...), with
- * device_id = the device's local hardware id (its index among the client's
- * devices when the plugin has no hardware id). UNIMPLEMENTED when the
- * platform is unknown (see pjdl_register_platform). */
+ * host type (pinned_host on cuda is kDLCUDAHost, ...). device_id is 0 for
+ * host memory (kDLCPU, kDLCUDAHost, kDLROCMHost), as DLPack says, whichever
+ * device it belongs to; otherwise the device's local hardware id (its index
+ * among the client's devices when the plugin has no hardware id).
+ * UNIMPLEMENTED when the platform is unknown (see pjdl_register_platform). */
 PJDL_API pjdl_code pjdl_device_dl(const pjdl_device *device, const pjdl_memory *memory,
                                   DLDevice *out);
 
-/* The reverse: the device and memory of `client` whose DLDevice is `dl`.
- * Either out-pointer may be NULL. NOT_FOUND when the client has none. */
+/* The reverse: the device and memory of `client` whose DLDevice is `dl`;
+ * for host memory the first device that has memory of that type, whatever
+ * the id (a host tensor carries id 0; an import that should land on another
+ * device names it in pjdl_import_options). Either out-pointer may be NULL.
+ * NOT_FOUND when the client has none. */
 PJDL_API pjdl_code pjdl_client_find_dl(const pjdl_client *client, DLDevice dl, pjdl_device **device,
                                        pjdl_memory **memory);
 

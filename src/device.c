@@ -108,19 +108,21 @@ pjdl_code pjdl_device_dl(const pjdl_device *device, const pjdl_memory *memory, D
     if (code != PJDL_OK)
         return code;
     out->device_type = type;
-    out->device_id =
-        device->local_hardware_id >= 0 ? device->local_hardware_id : (int32_t)device->index;
+    /* DLPack: host memory (plain, pinned) has device_id 0, on whichever
+     * device of the client it lives; JAX, for one, maps a kDLCPU id to a
+     * device of its own and has one CPU device by default. */
+    if (pjdl_dl_device_type_host_reachable(type))
+        out->device_id = 0;
+    else
+        out->device_id =
+            device->local_hardware_id >= 0 ? device->local_hardware_id : (int32_t)device->index;
     return PJDL_OK;
-}
-
-static bool dl_equal(DLDevice a, DLDevice b) {
-    return a.device_type == b.device_type && a.device_id == b.device_id;
 }
 
 /* Whether (device, memory) has DLDevice `dl`; memory NULL: the default. */
 static bool device_has_dl(const pjdl_device *device, const pjdl_memory *memory, DLDevice dl) {
     DLDevice have;
-    return pjdl_device_dl(device, memory, &have) == PJDL_OK && dl_equal(have, dl);
+    return pjdl_device_dl(device, memory, &have) == PJDL_OK && pjdl_dl_device_same(have, dl);
 }
 
 pjdl_code pjdl_client_find_dl(const pjdl_client *client, DLDevice dl, pjdl_device **device,

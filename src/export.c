@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "platform.h"
 
 typedef struct export_ctx {
     union {
@@ -229,10 +230,6 @@ static pjdl_code export_copy(pjdl_buffer *b, export_ctx *ctx, export_plan *plan)
     return PJDL_OK;
 }
 
-static bool dl_same(DLDevice a, DLDevice b) {
-    return a.device_type == b.device_type && a.device_id == b.device_id;
-}
-
 /* Why this export needs a host copy (NULL: it does not). */
 static const char *copy_reason(const pjdl_buffer *b, const pjdl_export_options *o, bool versioned,
                                DLDevice own) {
@@ -240,7 +237,7 @@ static const char *copy_reason(const pjdl_buffer *b, const pjdl_export_options *
         return "copy=ALWAYS";
     if (b->layout_code != PJDL_OK)
         return b->layout_error ? b->layout_error : "the memory layout is not expressible";
-    if (o->has_dl_device && !dl_same(o->dl_device, own))
+    if (o->has_dl_device && !pjdl_dl_device_same(o->dl_device, own))
         return "the requested dl_device is not the buffer's";
     if (!versioned && o->read_only)
         return "a legacy DLManagedTensor cannot be marked read-only";
@@ -274,7 +271,8 @@ static pjdl_code export_fill(pjdl_buffer *b, const pjdl_export_options *o, bool 
     if (o->copy == PJDL_COPY_NEVER)
         return pjdl_fail(b->layout_code != PJDL_OK ? b->layout_code : PJDL_INVALID_ARGUMENT,
                          "export needs a copy (%s) but copy=NEVER", why);
-    if (o->has_dl_device && o->dl_device.device_type != kDLCPU && !dl_same(o->dl_device, own))
+    if (o->has_dl_device && o->dl_device.device_type != kDLCPU &&
+        !pjdl_dl_device_same(o->dl_device, own))
         return pjdl_fail(PJDL_INVALID_ARGUMENT,
                          "export can copy only to the host (kDLCPU), not to device type %d",
                          (int)o->dl_device.device_type);

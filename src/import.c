@@ -7,10 +7,6 @@
 #include "import.h"
 #include "platform.h"
 
-static bool dl_same(DLDevice a, DLDevice b) {
-    return a.device_type == b.device_type && a.device_id == b.device_id;
-}
-
 /* The device a memory belongs to (the first that can address it). */
 static pjdl_device *device_of_memory(const pjdl_memory *m) {
     const pjdl_client *c = m->client;
@@ -62,7 +58,7 @@ static const char *view_obstacle(const import_job *job, pjdl_code *code) {
     *code = PJDL_INVALID_ARGUMENT;
     if (job->options.copy == PJDL_COPY_ALWAYS)
         return "copy=ALWAYS";
-    if (!dl_same(job->target_dl, job->tensor->device))
+    if (!pjdl_dl_device_same(job->target_dl, job->tensor->device))
         return "the target device is not the tensor's device";
     if (job->read_only)
         return "the tensor is read-only and a PJRT buffer is writable";

@@ -112,6 +112,11 @@ bool pjdl_dl_device_type_host_reachable(DLDeviceType type) {
     return type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost;
 }
 
+bool pjdl_dl_device_same(DLDevice a, DLDevice b) {
+    return a.device_type == b.device_type &&
+           (a.device_id == b.device_id || pjdl_dl_device_type_host_reachable(a.device_type));
+}
+
 /* Finds `name` among the registrations; call with the lock held. */
 static const platform_entry *find_registered(const char *name) {
     for (size_t i = 0; i < num_registered; i++)

@@ -38,4 +38,9 @@ bool pjdl_dl_device_type_valid(DLDeviceType type);
  * synchronisation this library cannot do. */
 bool pjdl_dl_device_type_host_reachable(DLDeviceType type);
 
+/* Whether two DLDevices name the same memory. Host memory (the host-reachable
+ * types above) is one memory whatever the id: DLPack gives it device_id 0,
+ * and a producer that writes another id (some did) still means the host. */
+bool pjdl_dl_device_same(DLDevice a, DLDevice b);
+
 #endif

@@ -77,7 +77,11 @@ void ck_reject_tensors(ck_ctx *ctx, ck_result *r) {
     BAD("float of 7 bits", PJDL_COPY_IF_NEEDED, true, x->dtype.bits = 7);
     BAD("dtype code 200", PJDL_COPY_IF_NEEDED, false, x->dtype.code = 200);
     BAD("device type 9999", PJDL_COPY_IF_NEEDED, true, x->device.device_type = (DLDeviceType)9999);
-    BAD("device id 4096", PJDL_COPY_NEVER, true, x->device.device_id = 4096);
+    /* Host memory is one memory whatever the id (DLPack gives it id 0), so a
+     * wrong id is wrong only for device memory. */
+    if (dev.device_type != kDLCPU && dev.device_type != kDLCUDAHost &&
+        dev.device_type != kDLROCMHost)
+        BAD("device id 4096", PJDL_COPY_NEVER, true, x->device.device_id = 4096);
     BAD("NULL data with 64 elements", PJDL_COPY_IF_NEEDED, false, x->data = NULL);
     BAD("DLPack major version + 1", PJDL_COPY_IF_NEEDED, true,
         t->mt.version.major = DLPACK_MAJOR_VERSION + 1);

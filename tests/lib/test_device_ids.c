@@ -1,0 +1,104 @@
+/* DLPack device ids of host memory: 0 on whichever device of the client the
+ * memory lives (dlpack.h), and a host tensor with any id is host memory; it
+ * lands on the device the caller names, else the first. Device memory keeps
+ * its device's id, and a wrong one is NOT_FOUND. */
+#include "lib_util.h"
+
+typedef struct fixture {
+    pjdl_plugin *plugin;
+    pjdl_client *cpu3; /* platform cpu, three devices */
+    pjdl_client *xpu;
+} fixture;
+
+static int setup(void **state) {
+    fixture *f = calloc(1, sizeof *f);
+    f->plugin = lib_load();
+    pjdl_option opts[2] = {{.name = "platform", .type = PJDL_OPTION_STRING},
+                           {.name = "num_devices", .type = PJDL_OPTION_INT64}};
+    opts[0].value.string_value = "cpu";
+    opts[1].value.int64_value = 3;
+    LIB_OK(pjdl_client_create(f->plugin, opts, 2, &f->cpu3));
+    f->xpu = lib_client(f->plugin, "xpu");
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    fixture *f = *state;
+    pjdl_client_release(f->cpu3);
+    pjdl_client_release(f->xpu);
+    pjdl_plugin_release(f->plugin);
+    free(f);
+    return 0;
+}
+
+static void host_memory_has_id_0(void **state) {
+    fixture *f = *state;
+    assert_int_equal(pjdl_client_device_count(f->cpu3), 3);
+    for (size_t i = 0; i < 3; i++) {
+        DLDevice dl;
+        LIB_OK(pjdl_device_dl(pjdl_client_device(f->cpu3, i), NULL, &dl));
+        assert_int_equal(dl.device_type, kDLCPU);
+        assert_int_equal(dl.device_id, 0);
+    }
+    pjdl_device *x1 = pjdl_client_device(f->xpu, 1);
+    for (size_t m = 0; m < pjdl_device_memory_count(x1); m++) {
+        pjdl_memory *mem = pjdl_device_memory(x1, m);
+        DLDevice dl;
+        LIB_OK(pjdl_device_dl(x1, mem, &dl));
+        if (strcmp(pjdl_memory_kind(mem), "pinned_host") == 0) {
+            assert_int_equal(dl.device_type, kDLCPU);
+            assert_int_equal(dl.device_id, 0);
+        } else {
+            assert_int_equal(dl.device_type, kDLOneAPI);
+            assert_int_equal(dl.device_id, pjdl_device_local_hardware_id(x1));
+        }
+    }
+}
+
+static void find_dl_ignores_host_ids(void **state) {
+    fixture *f = *state;
+    pjdl_device *d = NULL;
+    LIB_OK(pjdl_client_find_dl(f->cpu3, (DLDevice){kDLCPU, 7}, &d, NULL));
+    assert_ptr_equal(d, pjdl_client_device(f->cpu3, 0));
+    DLDevice x1;
+    LIB_OK(pjdl_device_dl(pjdl_client_device(f->xpu, 1), NULL, &x1));
+    LIB_OK(pjdl_client_find_dl(f->xpu, x1, &d, NULL));
+    assert_ptr_equal(d, pjdl_client_device(f->xpu, 1));
+    x1.device_id += 100;
+    LIB_FAILS(PJDL_NOT_FOUND, pjdl_client_find_dl(f->xpu, x1, &d, NULL));
+}
+
+static void host_tensor_lands_where_named(void **state) {
+    fixture *f = *state;
+    float data[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    const int64_t shape[] = {8};
+    for (int id = 0; id < 3; id++) {
+        lib_tensor t;
+        lib_tensor_init(&t, data, lib_dtype(kDLFloat, 32), 1, shape, NULL);
+        t.v.dl_tensor.device.device_id = id * 5; /* 0, 5, 10: all the host */
+        pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
+        io.copy = PJDL_COPY_NEVER;
+        io.device = id == 2 ? pjdl_client_device(f->cpu3, 2) : NULL;
+        pjdl_buffer *b = NULL;
+        LIB_OK(pjdl_import(&f->cpu3, 1, &t.v, &io, &b));
+        assert_ptr_equal(pjdl_buffer_device(b), pjdl_client_device(f->cpu3, id == 2 ? 2 : 0));
+        void *p = NULL;
+        LIB_OK(pjdl_buffer_data_pointer(b, &p));
+        assert_ptr_equal(p, data); /* a view on any device: host memory is shared */
+        DLDevice dl;
+        LIB_OK(pjdl_buffer_dl_device(b, &dl));
+        assert_int_equal(dl.device_id, 0);
+        pjdl_buffer_release(b);
+        assert_int_equal(t.deleted, 1);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(host_memory_has_id_0, setup, teardown),
+        cmocka_unit_test_setup_teardown(find_dl_ignores_host_ids, setup, teardown),
+        cmocka_unit_test_setup_teardown(host_tensor_lands_where_named, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
