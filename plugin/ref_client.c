@@ -169,8 +169,11 @@ static PJRT_Device *device_new(PJRT_Client *client, int id) {
     a->struct_size = PJRT_NamedValue_STRUCT_SIZE;
     a->name = "simulated";
     a->name_size = strlen(a->name);
-    a->type = PJRT_NamedValue_kBool;
-    a->bool_value = xpu;
+    /* An int64 0/1, not a bool: XLA's C-API client (JAX) accepts only string,
+     * int64 and int64-list device attributes and aborts the process on any
+     * other type when it creates the client. */
+    a->type = PJRT_NamedValue_kInt64;
+    a->int64_value = xpu ? 1 : 0;
     a->value_size = 1;
     desc->num_attributes = 1;
     if (xpu && client->device_memory_bytes > 0) {

@@ -153,9 +153,12 @@ static PJRT_Error *m2m_from_strides(const int64_t *strides, const char *fn, cons
 
 PJRT_Error *ref_layout_parse(const PJRT_Buffer_MemoryLayout *layout, const char *fn,
                              const int64_t *dims, size_t n, size_t element_size, int64_t *m2m) {
-    if (layout->struct_size < REF_FIELD_END(PJRT_Buffer_MemoryLayout, type))
-        return INVALID("%s: PJRT_Buffer_MemoryLayout: struct_size %zu is smaller than %zu", fn,
-                       layout->struct_size, REF_FIELD_END(PJRT_Buffer_MemoryLayout, type));
+    /* layout->struct_size (and that of the tiled / strides member) is not
+     * read: XLA's C-API client, the one JAX drives every plugin with, leaves
+     * them unset in the layouts it passes to CreateViewOfDeviceBuffer, and
+     * XLA's plugins never look at them. The struct has not changed since it
+     * was introduced, so every caller's layout has all the fields read
+     * here. */
     if (layout->type == PJRT_Buffer_MemoryLayout_Type_Tiled) {
         const PJRT_Buffer_MemoryLayout_Tiled *t = &layout->tiled;
         if (t->minor_to_major_size != n)
