@@ -290,6 +290,18 @@ PJDL_API pjdl_code pjdl_platform_dl_type(const char *platform_name, const char *
  * "unknown device type" for a value DLPack does not define. */
 PJDL_API const char *pjdl_dl_device_type_name(DLDeviceType type);
 
+/* Whether memory of `type` can be read by the host CPU with plain loads:
+ * kDLCPU, kDLCUDAHost and kDLROCMHost. kDLCUDAManaged is not: reading it
+ * while a device stream writes it needs a synchronization this library
+ * cannot do. Such memory is what the library copies from when a view is
+ * impossible. */
+PJDL_API bool pjdl_dl_device_type_host_reachable(DLDeviceType type);
+
+/* Whether two DLDevices name the same memory: same type and id, and for
+ * host memory (the types above) any id. DLPack gives host memory device_id
+ * 0; a producer that writes another id still means the host. */
+PJDL_API bool pjdl_dl_device_same(DLDevice a, DLDevice b);
+
 /* ------------------------------------------------------------------- types */
 
 /* PJRT element type <-> DLPack dtype (lanes 1). Every type of at least 8

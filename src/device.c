@@ -125,32 +125,37 @@ static bool device_has_dl(const pjdl_device *device, const pjdl_memory *memory, 
     return pjdl_device_dl(device, memory, &have) == PJDL_OK && pjdl_dl_device_same(have, dl);
 }
 
+/* The first device of `client` with memory `dl`: its default memory when
+ * that matches, else (unless default_only) another of its memories. */
+bool pjdl_client_find_dl_memory(const pjdl_client *client, DLDevice dl, bool default_only,
+                                pjdl_device **device, pjdl_memory **memory) {
+    for (int pass = 0; pass < (default_only ? 1 : 2); pass++) {
+        for (size_t i = 0; i < client->num_devices; i++) {
+            pjdl_device *d = &client->devices[i];
+            pjdl_memory *found = NULL;
+            if (pass == 0 && device_has_dl(d, NULL, dl))
+                found = d->default_memory;
+            for (size_t m = 0; pass == 1 && found == NULL && m < d->num_memories; m++)
+                if (device_has_dl(d, d->memories[m], dl))
+                    found = d->memories[m];
+            if (found != NULL) {
+                if (device)
+                    *device = d;
+                if (memory)
+                    *memory = found;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 pjdl_code pjdl_client_find_dl(const pjdl_client *client, DLDevice dl, pjdl_device **device,
                               pjdl_memory **memory) {
     if (client == NULL)
         return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_client_find_dl: client is NULL");
-    for (size_t i = 0; i < client->num_devices; i++) {
-        pjdl_device *d = &client->devices[i];
-        pjdl_memory *found = NULL;
-        bool match = false;
-        if (device_has_dl(d, NULL, dl)) {
-            match = true;
-            found = d->default_memory;
-        }
-        for (size_t m = 0; !match && m < d->num_memories; m++) {
-            if (device_has_dl(d, d->memories[m], dl)) {
-                match = true;
-                found = d->memories[m];
-            }
-        }
-        if (match) {
-            if (device)
-                *device = d;
-            if (memory)
-                *memory = found;
-            return PJDL_OK;
-        }
-    }
+    if (pjdl_client_find_dl_memory(client, dl, false, device, memory))
+        return PJDL_OK;
     return pjdl_fail(PJDL_NOT_FOUND, "the %s client has no device with DLDevice {%d, %d}",
                      client->platform_name, (int)dl.device_type, (int)dl.device_id);
 }

@@ -35,10 +35,15 @@ static pjdl_code find_target(import_job *job, pjdl_client *const *clients, size_
     } else {
         if (clients == NULL && n > 0)
             return pjdl_fail(PJDL_INVALID_ARGUMENT, "import: clients is NULL");
-        for (size_t i = 0; i < n && job->device == NULL; i++)
-            if (clients[i] != NULL && pjdl_client_find_dl(clients[i], job->tensor->device,
-                                                          &job->device, &job->memory) != PJDL_OK)
-                job->device = NULL;
+        /* A client whose devices hold this memory by default (a cpu client
+         * for host memory) before one that merely has it too (an
+         * accelerator's pinned_host memory). */
+        for (int pass = 0; pass < 2 && job->device == NULL; pass++)
+            for (size_t i = 0; i < n && job->device == NULL; i++)
+                if (clients[i] != NULL &&
+                    !pjdl_client_find_dl_memory(clients[i], job->tensor->device, pass == 0,
+                                                &job->device, &job->memory))
+                    job->device = NULL;
         if (job->device == NULL)
             return pjdl_fail(PJDL_NOT_FOUND,
                              "import: none of the %zu clients has a device for the tensor's "

@@ -190,6 +190,12 @@ struct pjdl_buffer {
     DLDataType export_dtype;
 };
 
+/* The first device of `client` whose memory has DLDevice `dl`, trying every
+ * device's default memory first, then (unless default_only) their other
+ * memories. *device and *memory may be NULL. No error is recorded. */
+bool pjdl_client_find_dl_memory(const pjdl_client *client, DLDevice dl, bool default_only,
+                                pjdl_device **device, pjdl_memory **memory);
+
 /* Wraps `pjrt` (which becomes owned on success only) reading its metadata. */
 pjdl_code pjdl_buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer **out);
 

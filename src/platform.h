@@ -32,15 +32,7 @@ unsigned pjdl_platform_generation(void);
 /* Whether `type` is a device type DLPack defines. */
 bool pjdl_dl_device_type_valid(DLDeviceType type);
 
-/* Whether memory of `type` can be read by the host CPU with plain loads
- * (kDLCPU, kDLCUDAHost, kDLROCMHost). kDLCUDAManaged is excluded: reading it
- * from the host while a device stream writes it is not safe without a
- * synchronisation this library cannot do. */
-bool pjdl_dl_device_type_host_reachable(DLDeviceType type);
-
-/* Whether two DLDevices name the same memory. Host memory (the host-reachable
- * types above) is one memory whatever the id: DLPack gives it device_id 0,
- * and a producer that writes another id (some did) still means the host. */
-bool pjdl_dl_device_same(DLDevice a, DLDevice b);
+/* pjdl_dl_device_type_host_reachable and pjdl_dl_device_same are public
+ * (pjrt_dlpack.h). */
 
 #endif

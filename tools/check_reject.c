@@ -79,8 +79,7 @@ void ck_reject_tensors(ck_ctx *ctx, ck_result *r) {
     BAD("device type 9999", PJDL_COPY_IF_NEEDED, true, x->device.device_type = (DLDeviceType)9999);
     /* Host memory is one memory whatever the id (DLPack gives it id 0), so a
      * wrong id is wrong only for device memory. */
-    if (dev.device_type != kDLCPU && dev.device_type != kDLCUDAHost &&
-        dev.device_type != kDLROCMHost)
+    if (!pjdl_dl_device_type_host_reachable(dev.device_type))
         BAD("device id 4096", PJDL_COPY_NEVER, true, x->device.device_id = 4096);
     BAD("NULL data with 64 elements", PJDL_COPY_IF_NEEDED, false, x->data = NULL);
     BAD("DLPack major version + 1", PJDL_COPY_IF_NEEDED, true,
