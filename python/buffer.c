@@ -169,10 +169,20 @@ static PyObject *buffer_array(PyObject *obj, PyObject *args, PyObject *kwargs) {
         goto done;
     np_dtype = PyObject_CallMethod(np, "dtype", "s", name);
     if (np_dtype == NULL) {
-        /* bfloat16 and the float8 family need ml_dtypes, which may be absent. */
+        /* bfloat16 and the float8 family are ml_dtypes' types, which NumPy
+         * knows by name only once ml_dtypes is imported: import it here
+         * rather than make the caller do it first. */
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "NumPy has no dtype '%s' (install ml_dtypes)", name);
-        goto done;
+        PyObject *ml = PyImport_ImportModule("ml_dtypes");
+        PyObject *type = ml ? PyObject_GetAttrString(ml, name) : NULL;
+        np_dtype = type ? PyObject_CallMethod(np, "dtype", "O", type) : NULL;
+        Py_XDECREF(type);
+        Py_XDECREF(ml);
+        if (np_dtype == NULL) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "NumPy has no dtype '%s' (install ml_dtypes)", name);
+            goto done;
+        }
     }
     array = PyObject_CallMethod(np, "empty", "OO", shape, np_dtype);
     if (array == NULL)

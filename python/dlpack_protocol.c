@@ -109,6 +109,61 @@ static void note_export(pjpy_buffer *self, const pjdl_export_options *opts, void
         self->export_fast = 1;
 }
 
+/* Whether this export is copy=True of a buffer whose memory the host cannot
+ * read, with no other dl_device asked for. The library copies only to the
+ * host, but the array API wants the copy on the buffer's own device when
+ * dl_device is not given (a consumer reads the device from the tensor, so a
+ * host copy would silently move the data). */
+static int wants_device_copy(pjdl_buffer *buffer, const pjdl_export_options *opts) {
+    if (opts->copy != PJDL_COPY_ALWAYS || opts->mode != PJDL_EXPORT_SHARE)
+        return 0;
+    DLDevice own;
+    if (pjdl_buffer_dl_device(buffer, &own) != PJDL_OK)
+        return 0;
+    if (own.device_type == kDLCPU || own.device_type == kDLCUDAHost ||
+        own.device_type == kDLROCMHost)
+        return 0;
+    return !opts->has_dl_device || (opts->dl_device.device_type == own.device_type &&
+                                    opts->dl_device.device_id == own.device_id);
+}
+
+/* A copy on the buffer's own device: a host copy imported back to the same
+ * device and memory (the library has no device-to-device copy), then shared.
+ * Exactly one of vout / lout is set. Touches no Python object. */
+static pjdl_code export_device_copy(pjdl_buffer *buffer, const pjdl_export_options *opts,
+                                    DLManagedTensorVersioned **vout, DLManagedTensor **lout) {
+    pjdl_export_options host_opts = PJDL_EXPORT_OPTIONS_INIT;
+    host_opts.copy = PJDL_COPY_ALWAYS;
+    DLManagedTensorVersioned *host = NULL;
+    pjdl_code rc = pjdl_buffer_export(buffer, &host_opts, &host);
+    if (rc != PJDL_OK)
+        return rc;
+    pjdl_import_options in = PJDL_IMPORT_OPTIONS_INIT;
+    in.copy = PJDL_COPY_ALWAYS;
+    in.device = pjdl_buffer_device(buffer);
+    in.memory = pjdl_buffer_memory(buffer);
+    pjdl_client *client = pjdl_buffer_client(buffer);
+    pjdl_buffer *copy = NULL;
+    rc = pjdl_import(&client, 1, host, &in, &copy);
+    if (rc != PJDL_OK) {
+        host->deleter(host); /* a failed import leaves the tensor to us */
+        return rc;
+    }
+    pjdl_export_options out = *opts;
+    out.copy = PJDL_COPY_IF_NEEDED;
+    out.has_dl_device = false;
+    if (vout != NULL) {
+        rc = pjdl_buffer_export(copy, &out, vout);
+        if (rc == PJDL_OK)
+            (*vout)->flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
+    } else {
+        rc = pjdl_buffer_export_legacy(copy, &out, lout);
+    }
+    /* The export pins the copy; the handle is not needed any more. */
+    pjdl_buffer_release(copy);
+    return rc;
+}
+
 static PyObject *export_buffer(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames, pjdl_export_mode mode, const char *fname) {
     PyObject *a[ARG_COUNT];
@@ -157,6 +212,7 @@ static PyObject *export_buffer(PyObject *obj, PyObject *const *args, Py_ssize_t 
     pjpy_buffer *self = (pjpy_buffer *)obj;
     pjdl_buffer *buffer = self->buffer;
     int fast = export_known_fast(self, &opts);
+    int device_copy = !fast && wants_device_copy(buffer, &opts);
     pjdl_code rc;
     PyObject *capsule;
     if (versioned) {
@@ -165,6 +221,8 @@ static PyObject *export_buffer(PyObject *obj, PyObject *const *args, Py_ssize_t 
             rc = pjdl_buffer_export(buffer, &opts, &t);
             if (rc == PJDL_OK)
                 pjpy_drain_deferred();
+        } else if (device_copy) {
+            PJPY_NOGIL_RC(rc, export_device_copy(buffer, &opts, &t, NULL));
         } else {
             PJPY_NOGIL_RC(rc, pjdl_buffer_export(buffer, &opts, &t));
         }
@@ -181,6 +239,8 @@ static PyObject *export_buffer(PyObject *obj, PyObject *const *args, Py_ssize_t 
             rc = pjdl_buffer_export_legacy(buffer, &opts, &t);
             if (rc == PJDL_OK)
                 pjpy_drain_deferred();
+        } else if (device_copy) {
+            PJPY_NOGIL_RC(rc, export_device_copy(buffer, &opts, NULL, &t));
         } else {
             PJPY_NOGIL_RC(rc, pjdl_buffer_export_legacy(buffer, &opts, &t));
         }

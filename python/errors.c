@@ -6,6 +6,7 @@
 
 PyObject *pjpy_error;
 PyObject *pjpy_dlpack_error;
+PyObject *pjpy_dlpack_copy_error;
 
 int pjpy_errors_init(PyObject *module) {
     pjpy_error = PyErr_NewExceptionWithDoc(
@@ -27,8 +28,24 @@ int pjpy_errors_init(PyObject *module) {
     Py_DECREF(bases);
     if (pjpy_dlpack_error == NULL)
         return -1;
+    /* The array API standard asks from_dlpack for a ValueError when the
+     * requested device needs a copy and copy=False, while its `copy`
+     * parameter asks for a BufferError in the same case: one type that is
+     * both satisfies callers written against either sentence. */
+    bases = PyTuple_Pack(2, pjpy_dlpack_error, PyExc_ValueError);
+    if (bases == NULL)
+        return -1;
+    pjpy_dlpack_copy_error = PyErr_NewExceptionWithDoc(
+        "pjrt_dlpack.DLPackCopyError",
+        "A DLPackError that is also a ValueError: the requested device needs a copy, but "
+        "copy=False.",
+        bases, NULL);
+    Py_DECREF(bases);
+    if (pjpy_dlpack_copy_error == NULL)
+        return -1;
     if (PyModule_AddObjectRef(module, "Error", pjpy_error) < 0 ||
-        PyModule_AddObjectRef(module, "DLPackError", pjpy_dlpack_error) < 0)
+        PyModule_AddObjectRef(module, "DLPackError", pjpy_dlpack_error) < 0 ||
+        PyModule_AddObjectRef(module, "DLPackCopyError", pjpy_dlpack_copy_error) < 0)
         return -1;
     return 0;
 }

@@ -75,9 +75,12 @@ static import_guard *guard_new(void *tensor, int versioned) {
 }
 
 /* Calls x.__dlpack__, first as an array API 2023.12 consumer (max_version,
- * and copy=False when no copy is allowed), then, for producers that do not
- * know those keywords (NumPy 1.24, PyTorch 1.13), without them. */
-static PyObject *request_capsule(PyObject *x, pjdl_copy copy, int has_stream, long long stream) {
+ * copy=False when no copy is allowed, and dl_device when the data should
+ * come to the host from a device only the producer can read), then, for
+ * producers that do not know those keywords (NumPy 1.24, PyTorch 1.13),
+ * without them. */
+static PyObject *request_capsule(PyObject *x, pjdl_copy copy, int has_stream, long long stream,
+                                 const DLDevice *dl_device) {
     PyObject *method = PyObject_GetAttrString(x, "__dlpack__");
     if (method == NULL) {
         if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
@@ -105,13 +108,19 @@ static PyObject *request_capsule(PyObject *x, pjdl_copy copy, int has_stream, lo
     if (modern == NULL)
         goto done;
     PyObject *version = Py_BuildValue("(ii)", DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
-    if (version == NULL || PyDict_SetItemString(modern, "max_version", version) < 0 ||
-        (copy == PJDL_COPY_NEVER && PyDict_SetItemString(modern, "copy", Py_False) < 0)) {
-        Py_XDECREF(version);
+    PyObject *dev = dl_device == NULL ? NULL
+                                      : Py_BuildValue("(ii)", (int)dl_device->device_type,
+                                                      (int)dl_device->device_id);
+    int bad = version == NULL || (dl_device != NULL && dev == NULL) ||
+              PyDict_SetItemString(modern, "max_version", version) < 0 ||
+              (dev != NULL && PyDict_SetItemString(modern, "dl_device", dev) < 0) ||
+              (copy == PJDL_COPY_NEVER && PyDict_SetItemString(modern, "copy", Py_False) < 0);
+    Py_XDECREF(version);
+    Py_XDECREF(dev);
+    if (bad) {
         Py_DECREF(modern);
         goto done;
     }
-    Py_DECREF(version);
     PyObject *empty = PyTuple_New(0);
     if (empty == NULL) {
         Py_DECREF(modern);
@@ -130,10 +139,9 @@ done:
     return capsule;
 }
 
-/* For a producer on a device with streams that one of `clients` drives: the
- * stream the producer should order its work before (the device's stream).
- * Returns 1 with *stream set, 0 for "no stream", -1 on error. */
-static int consumer_stream(PyObject *x, pjpy_client *const *clients, size_t n, long long *stream) {
+/* The producer's x.__dlpack_device__(). Returns 1 with *dl set, 0 when x has
+ * no such method, -1 on error. */
+static int producer_device(PyObject *x, DLDevice *dl) {
     if (!PyObject_HasAttrString(x, "__dlpack_device__"))
         return 0;
     PyObject *dev = PyObject_CallMethod(x, "__dlpack_device__", NULL);
@@ -152,9 +160,17 @@ static int consumer_stream(PyObject *x, pjpy_client *const *clients, size_t n, l
             PyErr_SetString(PyExc_TypeError, "__dlpack_device__() must return a tuple of two ints");
         return -1;
     }
-    if (type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost)
+    dl->device_type = (DLDeviceType)type;
+    dl->device_id = (int32_t)id;
+    return 1;
+}
+
+/* For a producer on a device with streams that one of `clients` drives: the
+ * stream the producer should order its work before (the device's stream).
+ * Returns 1 with *stream set, 0 for "no stream". */
+static int consumer_stream(DLDevice dl, pjpy_client *const *clients, size_t n, long long *stream) {
+    if (pjdl_dl_device_type_host_reachable(dl.device_type))
         return 0;
-    DLDevice dl = {(DLDeviceType)type, (int32_t)id};
     for (size_t i = 0; i < n; i++) {
         pjdl_device *device = NULL;
         if (pjdl_client_find_dl(clients[i]->client, dl, &device, NULL) != PJDL_OK)
@@ -188,17 +204,46 @@ PyObject *pjpy_from_dlpack(pjpy_client *const *clients, size_t num_clients, PyOb
         return NULL;
     }
 
+    /* Where the data should land, when device= names it. */
+    DLDevice target_dl = {kDLCPU, 0};
+    int has_target = 0;
+    if (opts.device != NULL) {
+        if (pjdl_device_dl(opts.device, opts.memory, &target_dl) != PJDL_OK)
+            return pjpy_raise_exchange(PJDL_UNIMPLEMENTED);
+        has_target = 1;
+    }
+
     PyObject *capsule;
     if (PyCapsule_CheckExact(x)) {
         capsule = Py_NewRef(x);
     } else {
-        long long stream = 0;
-        int has_stream = consumer_stream(x, clients, num_clients, &stream);
-        if (has_stream < 0)
+        DLDevice src_dl;
+        int has_src = producer_device(x, &src_dl);
+        if (has_src < 0)
             return NULL;
+        int moves = has_src && has_target && !pjdl_dl_device_same(src_dl, target_dl);
+        if (moves && opts.copy == PJDL_COPY_NEVER) {
+            PyErr_Format(pjpy_dlpack_copy_error,
+                         "from_dlpack: the data is on DLPack device (%d, %d) and device= is (%d, "
+                         "%d): that needs a copy, but copy=False",
+                         (int)src_dl.device_type, (int)src_dl.device_id, (int)target_dl.device_type,
+                         (int)target_dl.device_id);
+            return NULL;
+        }
+        /* Memory the host cannot read (another framework's device) reaches a
+         * host target only through the producer: ask it for a host copy. */
+        const DLDevice *ask_dl = NULL;
+        if (moves && pjdl_dl_device_type_host_reachable(target_dl.device_type) &&
+            !pjdl_dl_device_type_host_reachable(src_dl.device_type)) {
+            static const DLDevice host = {kDLCPU, 0};
+            ask_dl = &host;
+        }
+        long long stream = 0;
+        int has_stream =
+            has_src && ask_dl == NULL ? consumer_stream(src_dl, clients, num_clients, &stream) : 0;
         opts.has_stream = has_stream == 1;
         opts.stream = (intptr_t)stream;
-        capsule = request_capsule(x, opts.copy, has_stream, stream);
+        capsule = request_capsule(x, opts.copy, has_stream, stream, ask_dl);
         if (capsule == NULL)
             return NULL;
         if (!PyCapsule_CheckExact(capsule)) {
@@ -244,6 +289,18 @@ PyObject *pjpy_from_dlpack(pjpy_client *const *clients, size_t num_clients, PyOb
                      "from_dlpack: unsupported DLPack version %u.%u (this module reads %d.x)",
                      ((DLManagedTensorVersioned *)tensor)->version.major,
                      ((DLManagedTensorVersioned *)tensor)->version.minor, DLPACK_MAJOR_VERSION);
+        Py_DECREF(capsule);
+        return NULL;
+    }
+    const DLTensor *dlt = versioned ? &((DLManagedTensorVersioned *)tensor)->dl_tensor
+                                    : &((DLManagedTensor *)tensor)->dl_tensor;
+    if (has_target && opts.copy == PJDL_COPY_NEVER &&
+        !pjdl_dl_device_same(dlt->device, target_dl)) {
+        PyErr_Format(pjpy_dlpack_copy_error,
+                     "from_dlpack: the tensor is on DLPack device (%d, %d) and device= is (%d, "
+                     "%d): that needs a copy, but copy=False",
+                     (int)dlt->device.device_type, (int)dlt->device.device_id,
+                     (int)target_dl.device_type, (int)target_dl.device_id);
         Py_DECREF(capsule);
         return NULL;
     }

@@ -71,6 +71,9 @@ extern PyTypeObject pjpy_executable_type;
  * exchanged through DLPack). Both carry `code` and `code_name`. */
 extern PyObject *pjpy_error;
 extern PyObject *pjpy_dlpack_error;
+/* pjrt_dlpack.DLPackCopyError: a DLPackError and a ValueError, for a
+ * from_dlpack whose device= needs a copy that copy=False forbids. */
+extern PyObject *pjpy_dlpack_copy_error;
 
 /* Creates the exception types; 0 on success, -1 with an exception set. */
 int pjpy_errors_init(PyObject *module);
