@@ -5,6 +5,9 @@
  */
 #include "pjdl_py.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 static pjpy_client *live_head, *live_tail; /* guarded by the GIL */
 
 PyObject *pjpy_client_new(PyObject *plugin_obj, pjdl_client *client) {
@@ -251,6 +254,230 @@ static PyObject *client_repr(PyObject *obj) {
                                 pjdl_client_platform_name(c), pjdl_client_device_count(c));
 }
 
+/* ------------------------------------------- frameworks' own clients */
+
+/* Client.wrap(plugin, address) (a static method): a Client on a PJRT client
+ * that a framework created (JAX: Client.unsafe_client_pointer), so that
+ * buffers imported into it are that framework's buffers. The PJRT client is
+ * never destroyed here; the caller keeps its owner alive for as long as this
+ * Client and its buffers live (pjrt_dlpack.jax holds the JAX backend). */
+static PyObject *client_wrap(PyObject *unused, PyObject *args) {
+    (void)unused;
+    PyObject *plugin_obj, *address;
+    if (!PyArg_ParseTuple(args, "O!O!:wrap", &pjpy_plugin_type, &plugin_obj, &PyLong_Type,
+                          &address))
+        return NULL;
+    PJRT_Client *pjrt = PyLong_AsVoidPtr(address);
+    if (pjrt == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError,
+                            "Client.wrap: the client address is 0 (JAX reports 0 for clients "
+                            "that are not PJRT C API clients, such as its built-in cpu)");
+        return NULL;
+    }
+    pjdl_client *client = NULL;
+    pjdl_code rc;
+    PJPY_NOGIL_RC(rc, pjdl_client_wrap(((pjpy_plugin *)plugin_obj)->plugin, pjrt, &client));
+    if (rc != PJDL_OK)
+        return pjpy_raise_error(rc);
+    return pjpy_client_new(plugin_obj, client);
+}
+
+/* Client.platform_dl_device(platform, memory_kind, hardware_id) (a static
+ * method): the DLDevice that data of a device of `platform` in a memory of
+ * kind `memory_kind` (None: the device memory) has, by the library's
+ * platform registry. The device id follows pjdl_device_dl: 0 for memory the
+ * host reaches directly, the device's hardware id otherwise. For producers
+ * whose devices the library does not drive itself (a JAX array). */
+static PyObject *client_platform_dl_device(PyObject *unused, PyObject *args) {
+    (void)unused;
+    const char *platform, *memory_kind = NULL;
+    int hardware_id;
+    if (!PyArg_ParseTuple(args, "szi:platform_dl_device", &platform, &memory_kind, &hardware_id))
+        return NULL;
+    DLDeviceType type;
+    pjdl_code rc = pjdl_platform_dl_type(platform, memory_kind, &type);
+    if (rc != PJDL_OK)
+        return pjpy_raise_exchange(rc);
+    DLDevice dl = {type, hardware_id};
+    if (type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost)
+        dl.device_id = 0;
+    return pjpy_dl_device_tuple(dl);
+}
+
+/* A DLPack tensor describing memory that a Python object owns: the object is
+ * kept alive until the consumer calls the deleter. Shape and strides live in
+ * the same allocation. */
+typedef struct external_tensor {
+    union {
+        DLManagedTensorVersioned versioned;
+        DLManagedTensor legacy;
+    } t;
+    PyObject *owner;
+    int64_t dims[]; /* ndim sizes, then ndim strides */
+} external_tensor;
+
+static const char external_versioned_name[] = "dltensor_versioned";
+static const char external_legacy_name[] = "dltensor";
+
+static void external_run(void *arg) {
+    external_tensor *e = arg;
+    Py_XDECREF(e->owner);
+    free(e);
+}
+
+/* Python is gone or going: the owner cannot be released; it is leaked. */
+static void external_drop(void *arg) {
+    free(arg);
+}
+
+/* Consumers may call the deleter on any thread (a plugin worker, a thread of
+ * another framework): releasing the owner needs the GIL (gil.c). */
+static void external_deleter_versioned(DLManagedTensorVersioned *t) {
+    pjpy_call_with_gil(external_run, external_drop, t->manager_ctx);
+}
+
+static void external_deleter_legacy(DLManagedTensor *t) {
+    pjpy_call_with_gil(external_run, external_drop, t->manager_ctx);
+}
+
+/* An unconsumed capsule owns its tensor. The destructor runs with the GIL,
+ * so the owner is released at once. */
+static void external_capsule_versioned(PyObject *capsule) {
+    if (!PyCapsule_IsValid(capsule, external_versioned_name))
+        return;
+    DLManagedTensorVersioned *t = PyCapsule_GetPointer(capsule, external_versioned_name);
+    if (t != NULL && t->deleter != NULL)
+        t->deleter(t);
+}
+
+static void external_capsule_legacy(PyObject *capsule) {
+    if (!PyCapsule_IsValid(capsule, external_legacy_name))
+        return;
+    DLManagedTensor *t = PyCapsule_GetPointer(capsule, external_legacy_name);
+    if (t != NULL && t->deleter != NULL)
+        t->deleter(t);
+}
+
+/* Reads a sequence of at most `max` ints into out; the count or -1. */
+static Py_ssize_t int64_sequence(PyObject *obj, const char *what, int64_t *out, Py_ssize_t max) {
+    PyObject *seq = PySequence_Fast(obj, what);
+    if (seq == NULL)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > max) {
+        PyErr_Format(PyExc_ValueError, "%s has %zd entries, at most %zd supported", what, n, max);
+        Py_DECREF(seq);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        out[i] = v;
+    }
+    Py_DECREF(seq);
+    return n;
+}
+
+#define EXTERNAL_MAX_NDIM 64
+
+/* Client.external_dlpack(data, shape, dtype, strides, dl_device, owner, *,
+ * versioned=False, read_only=False, copied=False) (a static method): a
+ * DLPack capsule for memory at address `data` that `owner` keeps alive. The library's dtype
+ * mapping is used (dtype is NumPy's name: "float32", "bfloat16", "bool").
+ * Nothing here can check that the memory is what the caller says: this is
+ * for producers (pjrt_dlpack.jax) that read it from their framework. */
+static PyObject *client_external_dlpack(PyObject *unused, PyObject *args, PyObject *kwargs) {
+    (void)unused;
+    static char *kwlist[] = {"data",  "shape",     "dtype",     "strides", "dl_device",
+                             "owner", "versioned", "read_only", "copied",  NULL};
+    PyObject *data_obj, *shape_obj, *strides_obj, *owner;
+    const char *dtype_name;
+    int device_type, device_id, versioned = 0, read_only = 0, copied = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OsO(ii)O|$ppp:external_dlpack", kwlist,
+                                     &PyLong_Type, &data_obj, &shape_obj, &dtype_name, &strides_obj,
+                                     &device_type, &device_id, &owner, &versioned, &read_only,
+                                     &copied))
+        return NULL;
+    void *data = PyLong_AsVoidPtr(data_obj);
+    if (data == NULL && PyErr_Occurred())
+        return NULL;
+    int64_t shape[EXTERNAL_MAX_NDIM], strides[EXTERNAL_MAX_NDIM];
+    Py_ssize_t ndim = int64_sequence(shape_obj, "shape", shape, EXTERNAL_MAX_NDIM);
+    if (ndim < 0)
+        return NULL;
+    for (Py_ssize_t i = 0; i < ndim; i++)
+        if (shape[i] < 0) {
+            PyErr_Format(PyExc_ValueError, "shape[%zd] is negative (%lld)", i, (long long)shape[i]);
+            return NULL;
+        }
+    int has_strides = strides_obj != Py_None;
+    if (has_strides) {
+        Py_ssize_t n = int64_sequence(strides_obj, "strides", strides, EXTERNAL_MAX_NDIM);
+        if (n < 0)
+            return NULL;
+        if (n != ndim) {
+            PyErr_Format(PyExc_ValueError, "strides has %zd entries for %zd dimensions", n, ndim);
+            return NULL;
+        }
+    }
+    DLDataType dtype = {0, 0, 0};
+    int found = 0;
+    for (int t = PJRT_Buffer_Type_PRED; t <= PJRT_Buffer_Type_F6E3M2FN && !found; t++) {
+        const char *name = pjpy_dtype_name((PJRT_Buffer_Type)t);
+        if (name == NULL || strcmp(name, dtype_name) != 0)
+            continue;
+        found = 1;
+        pjdl_code rc = pjdl_dtype_from_pjrt((PJRT_Buffer_Type)t, &dtype);
+        if (rc != PJDL_OK)
+            return pjpy_raise_exchange(rc);
+    }
+    if (!found) {
+        PyErr_Format(pjpy_dlpack_error, "external_dlpack: dtype '%s' has no DLPack type",
+                     dtype_name);
+        return NULL;
+    }
+    external_tensor *e = calloc(1, sizeof *e + 2 * (size_t)ndim * sizeof(int64_t));
+    if (e == NULL)
+        return PyErr_NoMemory();
+    memcpy(e->dims, shape, (size_t)ndim * sizeof(int64_t));
+    memcpy(e->dims + ndim, strides, (size_t)ndim * sizeof(int64_t));
+    DLTensor tensor = {
+        .data = data,
+        .device = {(DLDeviceType)device_type, device_id},
+        .ndim = (int32_t)ndim,
+        .dtype = dtype,
+        .shape = e->dims,
+        .strides = has_strides ? e->dims + ndim : NULL,
+        .byte_offset = 0,
+    };
+    e->owner = Py_NewRef(owner);
+    PyObject *capsule;
+    if (versioned) {
+        DLManagedTensorVersioned *t = &e->t.versioned;
+        t->version.major = DLPACK_MAJOR_VERSION;
+        t->version.minor = DLPACK_MINOR_VERSION;
+        t->manager_ctx = e;
+        t->deleter = external_deleter_versioned;
+        t->flags = (read_only ? DLPACK_FLAG_BITMASK_READ_ONLY : 0) |
+                   (copied ? DLPACK_FLAG_BITMASK_IS_COPIED : 0);
+        t->dl_tensor = tensor;
+        capsule = PyCapsule_New(t, external_versioned_name, external_capsule_versioned);
+    } else {
+        DLManagedTensor *t = &e->t.legacy;
+        t->manager_ctx = e;
+        t->deleter = external_deleter_legacy;
+        t->dl_tensor = tensor;
+        capsule = PyCapsule_New(t, external_legacy_name, external_capsule_legacy);
+    }
+    if (capsule == NULL)
+        external_run(e);
+    return capsule;
+}
+
 static PyMethodDef client_methods[] = {
     {"buffer", (PyCFunction)(void (*)(void))client_buffer, METH_VARARGS | METH_KEYWORDS,
      "buffer(obj, device=None) -> Buffer\n\nCopies an object with the buffer protocol (a "
@@ -269,6 +496,21 @@ static PyMethodDef client_methods[] = {
     {"set_wait_timeout", client_set_wait_timeout, METH_O,
      "set_wait_timeout(ms)\n\nLimits every wait of this client to `ms` milliseconds "
      "(0 or negative: forever)."},
+    {"wrap", client_wrap, METH_VARARGS | METH_STATIC,
+     "wrap(plugin, address) -> Client\n\nA Client on a PJRT client that a framework created "
+     "with `plugin` (JAX: Client.unsafe_client_pointer). It is never destroyed here: keep its "
+     "owner alive while this Client and its buffers live."},
+    {"platform_dl_device", client_platform_dl_device, METH_VARARGS | METH_STATIC,
+     "platform_dl_device(platform, memory_kind, hardware_id) -> (device_type, device_id)\n\n"
+     "The DLDevice of data on a device of `platform` in memory of kind `memory_kind` (None: "
+     "device memory), by the library's platform registry."},
+    {"external_dlpack", (PyCFunction)(void (*)(void))client_external_dlpack,
+     METH_VARARGS | METH_KEYWORDS | METH_STATIC,
+     "external_dlpack(data, shape, dtype, strides, dl_device, owner, *, versioned=False, "
+     "read_only=False, copied=False) -> capsule\n\nA DLPack capsule for memory at address "
+     "`data` that `owner` keeps alive until the consumer's deleter runs (from any thread). "
+     "`dtype` is NumPy's name, `strides` in elements or None. Unchecked: for producers that "
+     "know their memory."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -6,6 +6,7 @@
 #include "pjdl_py.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static void plugin_dealloc(PyObject *self) {
     pjdl_plugin *p = ((pjpy_plugin *)self)->plugin;
@@ -171,6 +172,55 @@ static PyObject *plugin_repr(PyObject *self) {
     return PyUnicode_FromFormat("<pjrt_dlpack.Plugin %s>", path ? path : "(from api)");
 }
 
+/* Plugin.from_api(api) (a static method): a Plugin for a PJRT_Api table that
+ * a framework already loaded and initialized, given as the capsule JAX makes
+ * when it loads a plugin (name "pjrt_c_api") or as the table's address. The
+ * table is not initialized again. Frameworks never unload a plugin library
+ * (XLA's plugins cannot survive it), so the table outlives the Plugin. */
+static PyObject *plugin_from_api(PyObject *unused, PyObject *arg) {
+    (void)unused;
+    const PJRT_Api *api = NULL;
+    if (PyCapsule_CheckExact(arg)) {
+        const char *name = PyCapsule_GetName(arg);
+        if (name == NULL && PyErr_Occurred())
+            return NULL;
+        if (name == NULL || strcmp(name, "pjrt_c_api") != 0) {
+            PyErr_Format(PyExc_ValueError,
+                         "Plugin.from_api: expected a 'pjrt_c_api' capsule (JAX's handle of a "
+                         "loaded plugin), got a capsule named '%s'",
+                         name ? name : "NULL");
+            return NULL;
+        }
+        api = PyCapsule_GetPointer(arg, name);
+        if (api == NULL)
+            return NULL;
+    } else if (PyLong_Check(arg)) {
+        api = PyLong_AsVoidPtr(arg);
+        if (api == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "Plugin.from_api: the address is 0");
+            return NULL;
+        }
+    } else {
+        PyErr_Format(PyExc_TypeError,
+                     "Plugin.from_api: expected a 'pjrt_c_api' capsule or an int address, not "
+                     "%.100s",
+                     Py_TYPE(arg)->tp_name);
+        return NULL;
+    }
+    pjdl_plugin *plugin = NULL;
+    pjdl_code rc = pjdl_plugin_from_api(api, &plugin);
+    if (rc != PJDL_OK)
+        return pjpy_raise_error(rc);
+    pjpy_plugin *self = PyObject_New(pjpy_plugin, &pjpy_plugin_type);
+    if (self == NULL) {
+        PJPY_NOGIL(pjdl_plugin_release(plugin));
+        return NULL;
+    }
+    self->plugin = plugin;
+    return (PyObject *)self;
+}
+
 static PyMethodDef plugin_methods[] = {
     {"client", (PyCFunction)(void (*)(void))plugin_client, METH_VARARGS | METH_KEYWORDS,
      "client(**options) -> Client\n\nCreates a PJRT client. Keyword arguments are the "
@@ -179,6 +229,10 @@ static PyMethodDef plugin_methods[] = {
     {"provides", plugin_provides, METH_O,
      "provides(slot) -> bool\n\nWhether the plugin's PJRT_Api has the entry point named "
      "`slot` (e.g. 'PJRT_Client_CreateViewOfDeviceBuffer')."},
+    {"from_api", plugin_from_api, METH_O | METH_STATIC,
+     "from_api(api) -> Plugin\n\nWraps a PJRT_Api that a framework already loaded and "
+     "initialized: the 'pjrt_c_api' capsule JAX keeps for each plugin, or the table's address "
+     "as an int. The plugin is not initialized again."},
     {NULL, NULL, 0, NULL},
 };
 
