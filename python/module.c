@@ -77,7 +77,7 @@ static PyMethodDef module_methods[] = {
     {"load_plugin", (PyCFunction)(void (*)(void))load_plugin, METH_VARARGS | METH_KEYWORDS,
      "load_plugin(path=None) -> Plugin\n\nLoads a PJRT plugin: a file path, a name from "
      "PJRT_NAMES_AND_LIBRARY_PATHS, or (None) $PJRT_DLPACK_PLUGIN, else the reference plugin "
-     "installed next to the library."},
+     "bundled with the package (libpjrt_ref.so next to the extension module)."},
     {"from_dlpack", (PyCFunction)(void (*)(void))module_from_dlpack, METH_VARARGS | METH_KEYWORDS,
      "from_dlpack(x, /, *, device=None, copy=None) -> Buffer\n\nImports an object with "
      "__dlpack__ (or a DLPack capsule) into the live client whose devices match its device "
