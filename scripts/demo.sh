@@ -2,8 +2,9 @@
 # The main job: the pjrt-dlpack checks on the bundled reference plugin, both
 # platforms, then the NumPy -> plugin -> PyTorch exchange demo in Python,
 # then the checks on XLA's own CPU plugin and a StableHLO program run on it,
-# fed and drained through DLPack, from C and from Python. (XLA's plugin logs
-# to stderr; the check's own output is on stdout.)
+# fed and drained through DLPack, from C and from Python; last, JAX driving
+# the reference plugin's xpu, its arrays out through pjrt_dlpack.jax. (XLA's
+# plugin logs to stderr; the check's own output is on stdout.)
 set -euo pipefail
 build=${1:-build}
 plugin="$build/lib/libpjrt_ref.so"
@@ -33,3 +34,11 @@ echo "== C: a StableHLO program on XLA's CPU plugin, DLPack tensors in and out"
 echo
 echo "== Python: the same with NumPy and PyTorch, in and out without a copy"
 PYTHONPATH="$build/python" /usr/bin/python3 examples/xla_compute.py "$xla_plugin"
+
+# JAX (the modern environment of scripts/python-env.sh) drives the reference
+# plugin's xpu as a platform of its own; its arrays reach DLPack as kDLOneAPI
+# tensors through pjrt_dlpack.jax.
+echo
+echo "== JAX: a NumPy array on the xpu platform in JAX, out as kDLOneAPI, back as a view"
+PYTHONPATH="$build/python" "$(bash scripts/python-env.sh python)" examples/jax_xpu.py "$plugin" 2>&1 |
+    grep -v -e '^I0000' -e '^W0000' -e 'absl::InitializeLog'
