@@ -175,7 +175,8 @@ PJRT_Error *ref_layout_parse(const PJRT_Buffer_MemoryLayout *layout, const char 
                              "%s: tiled layouts (%zu tiles) are not supported by the pjrt_ref "
                              "plugin; give minor_to_major without tiles",
                              fn, t->num_tiles);
-        memcpy(m2m, t->minor_to_major, n * sizeof(int64_t));
+        if (n > 0) /* a 0-d layout may have a NULL minor_to_major */
+            memcpy(m2m, t->minor_to_major, n * sizeof(int64_t));
         return NULL;
     }
     if (layout->type == PJRT_Buffer_MemoryLayout_Type_Strides) {
