@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <setjmp.h>
 
@@ -102,6 +103,19 @@ static inline void lib_tensor_deleter_v(DLManagedTensorVersioned *self) {
 
 static inline void lib_tensor_deleter_l(DLManagedTensor *self) {
     __atomic_fetch_add(&((lib_tensor *)self->manager_ctx)->deleted, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Waits up to 10 s for `*counter` (a deleter count, updated atomically from
+ * any thread) to reach `want`, and returns what it reached. A real plugin
+ * (XLA's) may release a view's memory, and so run its on_delete_callback and
+ * the producer's deleter, on a thread of its own after the last reference
+ * goes, not inside the call that dropped it. */
+static inline int lib_wait_count(const int *counter, int want) {
+    for (int i = 0; i < 10000 && __atomic_load_n(counter, __ATOMIC_SEQ_CST) < want; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return __atomic_load_n(counter, __ATOMIC_SEQ_CST);
 }
 
 /* Fills a tensor over `storage` (not owned); strides NULL: row-major. */
