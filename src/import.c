@@ -212,6 +212,18 @@ pjdl_code pjdl_import(pjdl_client *const *clients, size_t num_clients,
                          "pjdl_import: the tensor is DLPack version %u.%u; this library reads "
                          "major version %d",
                          tensor->version.major, tensor->version.minor, DLPACK_MAJOR_VERSION);
+    /* A newer minor version may add flags; one we do not know could change
+     * how the memory must be read (dlpack.h: use a tensor only when every
+     * field is understood), so it is refused rather than ignored. */
+    const uint64_t known = DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_COPIED |
+                           DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
+    if (tensor->flags & ~known)
+        return pjdl_fail(PJDL_INVALID_ARGUMENT,
+                         "pjdl_import: the tensor (DLPack %u.%u) has flags 0x%llx that this "
+                         "library does not know (it reads DLPack %d.%d)",
+                         tensor->version.major, tensor->version.minor,
+                         (unsigned long long)(tensor->flags & ~known), DLPACK_MAJOR_VERSION,
+                         DLPACK_MINOR_VERSION);
     if (tensor->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED)
         return pjdl_fail(PJDL_UNIMPLEMENTED, "pjdl_import: padded sub-byte tensors are not "
                                              "supported");

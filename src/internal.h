@@ -249,8 +249,10 @@ void pjdl_pjrt_buffer_destroy(const PJRT_Api *api, PJRT_Buffer *buffer);
 pjdl_code pjdl_copy_options(const void *options, size_t struct_size, size_t min_size, void *out,
                             size_t out_size, const char *what);
 
-/* Aligned allocation for host copies of tensor data. */
-#define PJDL_DATA_ALIGNMENT 64
+/* Aligned allocation for host copies of tensor data. 256 bytes: dlpack.h
+ * asks a tensor's data pointer to be 256-byte aligned, and for memory the
+ * library allocates itself keeping that costs nothing (docs/conformance.md). */
+#define PJDL_DATA_ALIGNMENT 256
 void *pjdl_aligned_alloc(size_t size);
 
 #endif

@@ -126,6 +126,7 @@ void ck_abi_args(ck_ctx *ctx, ck_result *r);
 void ck_export_types(ck_ctx *ctx, ck_result *r);
 void ck_export_shapes(ck_ctx *ctx, ck_result *r);
 void ck_export_strided(ck_ctx *ctx, ck_result *r);
+void ck_export_fields(ck_ctx *ctx, ck_result *r);
 void ck_import_views(ck_ctx *ctx, ck_result *r);
 void ck_import_layouts(ck_ctx *ctx, ck_result *r);
 void ck_ready_no_stream(ck_ctx *ctx, ck_result *r);

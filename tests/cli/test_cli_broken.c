@@ -73,6 +73,7 @@ CASE(test_bad_major, {"bad_major", "cpu", {"abi.version"}, 1})
 CASE(test_bad_extensions, {"bad_extensions", "cpu", {"abi.extensions"}, 1})
 CASE(test_no_size_check, {"no_size_check", "cpu", {"abi.args"}, 1})
 CASE(test_wrong_layout, {"wrong_layout", "cpu", {"export.strided"}, 1})
+CASE(test_same_hardware_id, {"same_hardware_id", "xpu", {"export.fields"}, 1})
 
 /* A plugin without views is limited, not wrong: UNSUPPORTED, exit 0. */
 static void test_no_views(void **state) {
@@ -109,23 +110,15 @@ static void test_info_probes_unimplemented(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_nopin_cpu),
-        cmocka_unit_test(test_nopin_xpu),
-        cmocka_unit_test(test_ondelete_twice),
-        cmocka_unit_test(test_ondelete_never),
-        cmocka_unit_test(test_early_ready),
-        cmocka_unit_test(test_wrong_dtype),
-        cmocka_unit_test(test_wrong_dims),
-        cmocka_unit_test(test_view_layout),
-        cmocka_unit_test(test_accepts_negative),
-        cmocka_unit_test(test_null_api),
-        cmocka_unit_test(test_short_api),
-        cmocka_unit_test(test_bad_major),
-        cmocka_unit_test(test_bad_extensions),
-        cmocka_unit_test(test_no_size_check),
-        cmocka_unit_test(test_wrong_layout),
-        cmocka_unit_test(test_no_views),
-        cmocka_unit_test(test_info_probes_unimplemented),
+        cmocka_unit_test(test_nopin_cpu),        cmocka_unit_test(test_nopin_xpu),
+        cmocka_unit_test(test_ondelete_twice),   cmocka_unit_test(test_ondelete_never),
+        cmocka_unit_test(test_early_ready),      cmocka_unit_test(test_wrong_dtype),
+        cmocka_unit_test(test_wrong_dims),       cmocka_unit_test(test_view_layout),
+        cmocka_unit_test(test_accepts_negative), cmocka_unit_test(test_null_api),
+        cmocka_unit_test(test_short_api),        cmocka_unit_test(test_bad_major),
+        cmocka_unit_test(test_bad_extensions),   cmocka_unit_test(test_no_size_check),
+        cmocka_unit_test(test_wrong_layout),     cmocka_unit_test(test_same_hardware_id),
+        cmocka_unit_test(test_no_views),         cmocka_unit_test(test_info_probes_unimplemented),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,14 +46,14 @@ static void check_passes(void **state) {
     assert_true(cli_has_result(r.out, "UNSUPPORTED", "reject.plugin"));
     assert_non_null(strstr(r.out, "does not refuse malformed requests"));
     const char *must_pass[] = {
-        "abi.entry",       "abi.version",   "abi.table",      "abi.extensions", "abi.args",
-        "export.types",    "export.shapes", "export.strided", "import.views",   "import.layouts",
-        "ready.no_stream", "pin.raw",       "pin.export",     "ondelete.once",  "transfer.mode",
-        "reject.tensors",  "threads"};
+        "abi.entry",      "abi.version",     "abi.table",      "abi.extensions", "abi.args",
+        "export.types",   "export.shapes",   "export.strided", "export.fields",  "import.views",
+        "import.layouts", "ready.no_stream", "pin.raw",        "pin.export",     "ondelete.once",
+        "transfer.mode",  "reject.tensors",  "threads"};
     for (size_t i = 0; i < sizeof must_pass / sizeof must_pass[0]; i++)
         if (!cli_has_result(r.out, "PASS", must_pass[i]))
             fail_msg("%s did not pass on XLA's CPU plugin:\n%s", must_pass[i], r.out);
-    assert_non_null(strstr(r.out, "17 passed, 0 failed, 2 unsupported"));
+    assert_non_null(strstr(r.out, "18 passed, 0 failed, 2 unsupported"));
     cli_run_free(&r);
 }
 
