@@ -181,8 +181,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* What must be rejected, decided without the library. */
     bool reject = ndim < 0 || ndim > 64 || (null_shape && ndim > 0) || dtype.bits == 0 ||
                   (flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED && !legacy) ||
-                  (bad_version && !legacy) || device.device_type != kDLCPU ||
-                  device.device_id != 0 || (int)copy == 7;
+                  (bad_version && !legacy) || device.device_type != kDLCPU || (int)copy == 7;
+    /* kDLCPU with any device_id is host memory (dlpack.h gives it id 0, and
+     * the library accepts the others as the host): not a reason to refuse. */
     uint64_t elements = 1;
     bool empty = false;
     for (int32_t i = 0; i < ndim && !reject; i++) {
