@@ -39,6 +39,9 @@ def main():
     if args.smoke or os.environ.get("PJDL_BENCH_SMOKE"):
         args.rounds, args.number = 1, 1
     torch.set_num_threads(1)
+    print(f"version\tpython (Debian)\t{sys.version.split()[0]}", flush=True)
+    print(f"version\tnumpy (Debian)\t{np.__version__}", flush=True)
+    print(f"version\ttorch (Debian)\t{torch.__version__}", flush=True)
 
     client = pjrt_dlpack.load_plugin(args.plugin).client(platform="cpu")
     host = np.ones(SHAPE, dtype=np.float32)

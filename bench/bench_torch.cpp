@@ -9,6 +9,16 @@
 //   lib.export.1k / lib.export.1g   pjdl_buffer_export (share) + deleter
 //   lib.import.1k / lib.import.1g   pjdl_import (view) + pjdl_buffer_release
 //   sweep.torch_to.<bytes> / sweep.torch_from.<bytes>   for the plot
+//
+// Built twice (bench/CMakeLists.txt): pjdl_bench_torch against Debian's
+// libtorch, and pjdl_bench_torch2 against PyTorch 2's, from the modern
+// Python environment's torch package, with PJDL_BENCH_PREFIX "pt2." in
+// front of every key (pt2.torch.from.1k, pt2.lib.import.1k, ...) and
+// without the sweep (PJDL_BENCH_NO_SWEEP), which the plot takes from the
+// first.
+#ifndef PJDL_BENCH_PREFIX
+#define PJDL_BENCH_PREFIX ""
+#endif
 #include <ATen/ATen.h>
 #include <ATen/DLConvertor.h>
 #include <ATen/Parallel.h>
@@ -98,10 +108,10 @@ int main(int argc, char **argv) {
     {
         TorchCase t1 = make_case(m1, r1, c1), t2 = make_case(m2, r2, c2);
         bench_case cases[] = {
-            {"torch.to.1k", loop_to, &t1, 0},     {"lib.export.1k", bench_loop_export, v1, 0},
-            {"torch.from.1k", loop_from, &t1, 0}, {"lib.import.1k", bench_loop_import_view, v1, 0},
-            {"torch.to.1g", loop_to, &t2, 0},     {"lib.export.1g", bench_loop_export, v2, 0},
-            {"torch.from.1g", loop_from, &t2, 0}, {"lib.import.1g", bench_loop_import_view, v2, 0},
+            {PJDL_BENCH_PREFIX "torch.to.1k", loop_to, &t1, 0},     {PJDL_BENCH_PREFIX "lib.export.1k", bench_loop_export, v1, 0},
+            {PJDL_BENCH_PREFIX "torch.from.1k", loop_from, &t1, 0}, {PJDL_BENCH_PREFIX "lib.import.1k", bench_loop_import_view, v1, 0},
+            {PJDL_BENCH_PREFIX "torch.to.1g", loop_to, &t2, 0},     {PJDL_BENCH_PREFIX "lib.export.1g", bench_loop_export, v2, 0},
+            {PJDL_BENCH_PREFIX "torch.from.1g", loop_from, &t2, 0}, {PJDL_BENCH_PREFIX "lib.import.1g", bench_loop_import_view, v2, 0},
         };
         bench_interleave(cases, sizeof cases / sizeof cases[0], rounds, batch);
     }
@@ -110,6 +120,7 @@ int main(int argc, char **argv) {
     bench_host_free(m1, 1024);
     bench_host_free(m2, big);
 
+#ifndef PJDL_BENCH_NO_SWEEP
     // Latency against size, for the plot.
     for (size_t bytes = 1024; bytes <= big; bytes *= 16) {
         int64_t rows, cols;
@@ -127,6 +138,7 @@ int main(int argc, char **argv) {
         }
         bench_host_free(m, bytes);
     }
+#endif
     bench_env_close(env);
     return 0;
 }

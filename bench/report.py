@@ -12,13 +12,18 @@ import subprocess
 import sys
 
 
+VERSIONS = []  # (name, version) from "version<TAB>name<TAB>version" lines
+
+
 def load(paths):
     r = {}
     for path in paths:
         with open(path) as f:
             for line in f:
                 parts = line.rstrip("\n").split("\t")
-                if len(parts) >= 2:
+                if len(parts) == 3 and parts[0] == "version":
+                    VERSIONS.append((parts[1], parts[2]))
+                elif len(parts) >= 2:
                     try:
                         r[parts[0]] = float(parts[1])
                     except ValueError:
@@ -68,6 +73,25 @@ ROWS = [
      "`memcpy` bandwidth", "GB/s", "ge", 0.8),
     ("two threads, export + delete on distinct buffers", "threads.two", "threads.one",
      "one thread's throughput", "ops/s", "ge", 1.6),
+    ("C import (view) + release, 16x16 f32, PyTorch 2's libtorch", "pt2.lib.import.1k",
+     "pt2.torch.from.1k", "PyTorch 2's `at::fromDLPack` + destruction", "ns", "le", 1.0),
+    ("NumPy 2: `numpy.from_dlpack(buf)`, (1024, 1024) f32", "pym.np_from_buf", "pym.np_from_np",
+     "`numpy.from_dlpack(numpy_array)`", "ns", "le", 1.2),
+    ("PyTorch 2: `torch.from_dlpack(buf)`", "pym.torch_from_buf", "pym.torch_from_np",
+     "`torch.from_dlpack(numpy_array)`", "ns", "le", 1.0),
+    ("`client.from_dlpack(numpy_array)` (NumPy 2)", "pym.client_from_np", "pym.torch_from_np",
+     "`torch.from_dlpack(numpy_array)`", "ns", "le", 1.0),
+    ("`client.from_dlpack(torch_tensor)` (PyTorch 2, exchange API)", "pym.client_from_torch",
+     "pym.np_from_torch", "`numpy.from_dlpack(torch_tensor)`", "ns", "le", 1.0),
+    ("`client.from_dlpack(numpy_array)` (NumPy 2)", "pym.client_from_np", "pym.jax_from_np",
+     "`jax.dlpack.from_dlpack(numpy_array)`", "ns", "le", 0.25),
+    ("consumer: exchange API, `client.from_dlpack(torch_tensor)`", "pym.client_from_torch",
+     "pym.client_from_torch_capsule",
+     "capsule: `client.from_dlpack(torch_tensor.__dlpack__(max_version=(1, 3)))`", "ns", "le",
+     1.0),
+    ("producer: exchange API, `client.from_dlpack(buf)`", "pym.client_from_buf",
+     "pym.client_from_buf_capsule",
+     "capsule: `client.from_dlpack(buf.__dlpack__(max_version=(1, 3)))`", "ns", "le", 1.0),
     ("C export + delete on XLA's CPU plugin, 16x16 f32", "xla.export", "xla.pin_pair",
      "the plugin's own Increase + Decrease pair", "ns", "le", 1.5),
     ("C import (view) + release on XLA's CPU plugin, 16x16 f32", "xla.import", "xla.view_pair",
@@ -80,11 +104,24 @@ EXTRA = [
      "`at::toDLPack` + deleter, 1 GiB", "ns"),
     ("C import (view) + release, 1 GiB, same process as torch", "lib.import.1g",
      "torch.from.1g", "`at::fromDLPack` + destruction, 1 GiB", "ns"),
+    ("JAX 0.10: `jax.dlpack.from_dlpack(buf)`", "pym.jax_from_buf", "pym.jax_from_np",
+     "`jax.dlpack.from_dlpack(numpy_array)`", "ns"),
+    ("C export + delete, 16x16 f32, PyTorch 2's libtorch", "pt2.lib.export.1k", "pt2.torch.to.1k",
+     "PyTorch 2's `at::toDLPack` + deleter", "ns"),
+    ("C import (view) + release, 1 GiB, PyTorch 2's libtorch", "pt2.lib.import.1g",
+     "pt2.torch.from.1g", "PyTorch 2's `at::fromDLPack` + destruction, 1 GiB", "ns"),
     ("library `pjdl_buffer_from_host` (xpu), 256 MiB", "xfer.lib_h2d", "xfer.memcpy",
      "`memcpy` bandwidth", "GB/s"),
     ("two threads, export + delete, from each thread's CPU time (a core per thread)",
      "threads.cpu_two", "threads.cpu_one", "one thread, from its CPU time", "ops/s"),
 ]
+
+
+def fmt_ratio(ratio):
+    if ratio is None:
+        return "n/a"
+    # Two decimals, or two significant digits for ratios far below 1 (JAX).
+    return f"{ratio:.2f}×" if ratio >= 0.1 else f"{ratio:.2g}×"
 
 
 def table(r):
@@ -102,7 +139,7 @@ def table(r):
             tgt = f"within {target * 100:.0f}%"
             ok = ratio is not None and abs(ratio - 1) <= target
         met_count += ok
-        rs = f"{ratio:.2f}×" if ratio is not None else "n/a"
+        rs = fmt_ratio(ratio)
         out.append(f"| {what} | {fmt(v, unit)} | {fmt(b, unit)} ({blabel}) | {rs} | {tgt} | "
                    f"{'yes' if ok else 'no'} |")
     out.append("")
@@ -115,8 +152,11 @@ def table(r):
     for what, vk, bk, blabel, unit in EXTRA:
         v, b = r.get(vk), r.get(bk)
         ratio = v / b if v is not None and b else None
-        rs = f"{ratio:.2f}×" if ratio is not None else "n/a"
+        rs = fmt_ratio(ratio)
         out.append(f"| {what} | {fmt(v, unit)} | {fmt(b, unit)} ({blabel}) | {rs} |")
+    if VERSIONS:
+        out.append("")
+        out.append("Environment: " + ", ".join(f"{n} {v}" for n, v in VERSIONS) + ".")
     if r.get("threads.loadavg") is not None:
         out.append("")
         out.append(f"Load average (1 min) when the thread benchmark ended: "

@@ -19,12 +19,29 @@ else
     echo "== bench: pjdl_bench_torch not built (libtorch-dev missing); skipped"
     : >"$out/raw-torch.tsv"
 fi
+if [[ -x $build/bench/pjdl_bench_torch2 ]]; then
+    echo "== bench: C++ against PyTorch 2's libtorch (pjdl_bench_torch2)"
+    "$build/bench/pjdl_bench_torch2" --plugin "$plugin" | tee "$out/raw-torch2.tsv"
+else
+    echo "== bench: pjdl_bench_torch2 not built (no modern Python environment); skipped"
+    : >"$out/raw-torch2.tsv"
+fi
 echo "== bench: C over XLA's CPU plugin (pjdl_bench_xla)"
 xla_plugin=${PJRT_XLA_CPU_PLUGIN:-$(bash "$here/../scripts/plugins.sh" path xla-cpu)}
 "$build/bench/pjdl_bench_xla" --plugin "$xla_plugin" 2>/dev/null | tee "$out/raw-xla.tsv"
 echo "== bench: Python (bench_python.py)"
 PYTHONPATH=$build/python PYTHONDONTWRITEBYTECODE=1 \
     /usr/bin/python3 "$here/bench_python.py" --plugin "$plugin" | tee "$out/raw-python.tsv"
+modern_python=$(bash "$here/../scripts/python-env.sh" python)
+if [[ -x $modern_python ]]; then
+    echo "== bench: Python, modern environment (bench_python_modern.py)"
+    PYTHONPATH=$build/python PYTHONDONTWRITEBYTECODE=1 \
+        "$modern_python" "$here/bench_python_modern.py" --plugin "$plugin" |
+        tee "$out/raw-python-modern.tsv"
+else
+    echo "== bench: no modern Python environment (scripts/python-env.sh install); skipped"
+    : >"$out/raw-python-modern.tsv"
+fi
 echo "== bench: report"
 /usr/bin/python3 "$here/report.py" "$out" "$out/raw-c.tsv" "$out/raw-torch.tsv" \
-    "$out/raw-xla.tsv" "$out/raw-python.tsv"
+    "$out/raw-torch2.tsv" "$out/raw-xla.tsv" "$out/raw-python.tsv" "$out/raw-python-modern.tsv"

@@ -9,17 +9,31 @@
 
 #define BUF(o) (((pjpy_buffer *)(o))->buffer)
 
-PyObject *pjpy_buffer_new(PyObject *client_obj, pjdl_buffer *buffer) {
+pjpy_buffer *pjpy_buffer_alloc(void) {
     pjpy_buffer *self = PyObject_New(pjpy_buffer, &pjpy_buffer_type);
+    if (self == NULL)
+        return NULL;
+    self->client = NULL;
+    self->buffer = NULL;
+    self->weakreflist = NULL;
+    self->export_fast = 0;
+    self->dl_device_tuple = NULL;
+    self->view = NULL;
+    return self;
+}
+
+void pjpy_buffer_set(pjpy_buffer *self, PyObject *client_obj, pjdl_buffer *buffer) {
+    self->client = Py_NewRef(client_obj);
+    self->buffer = buffer;
+}
+
+PyObject *pjpy_buffer_new(PyObject *client_obj, pjdl_buffer *buffer) {
+    pjpy_buffer *self = pjpy_buffer_alloc();
     if (self == NULL) {
         PJPY_NOGIL(pjdl_buffer_release(buffer));
         return NULL;
     }
-    self->client = Py_NewRef(client_obj);
-    self->buffer = buffer;
-    self->weakreflist = NULL;
-    self->export_fast = 0;
-    self->dl_device_tuple = NULL;
+    pjpy_buffer_set(self, client_obj, buffer);
     return (PyObject *)self;
 }
 
@@ -30,6 +44,7 @@ static void buffer_dealloc(PyObject *obj) {
     if (self->buffer != NULL)
         PJPY_NOGIL(pjdl_buffer_release(self->buffer));
     Py_XDECREF(self->dl_device_tuple);
+    PyMem_Free(self->view);
     Py_XDECREF(self->client);
     Py_TYPE(obj)->tp_free(obj);
 }

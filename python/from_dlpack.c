@@ -1,7 +1,9 @@
 /*
  * from_dlpack.c — the consumer side: Client.from_dlpack and the module-level
- * from_dlpack. Takes a capsule from the producer (or a capsule given
- * directly), hands the tensor to pjdl_import, and marks the capsule used.
+ * from_dlpack. Takes a tensor from the producer's DLPack C exchange API when
+ * its type publishes one (no capsule, no Python call), else a capsule from
+ * the producer's __dlpack__ (or a capsule given directly), hands the tensor
+ * to pjdl_import, and marks the capsule used.
  *
  * The tensor given to the library is a guard around the producer's: its
  * deleter calls the producer's deleter with the GIL held (see gil.c),
@@ -53,7 +55,9 @@ static void guard_deleter(DLManagedTensorVersioned *self) {
 }
 
 static import_guard *guard_new(void *tensor, int versioned) {
-    import_guard *g = calloc(1, sizeof *g);
+    /* malloc, not calloc: every field is written below, and glibc's calloc
+     * bypasses the thread cache. */
+    import_guard *g = malloc(sizeof *g);
     if (g == NULL) {
         PyErr_NoMemory();
         return NULL;
@@ -61,8 +65,10 @@ static import_guard *guard_new(void *tensor, int versioned) {
     g->versioned = versioned;
     if (versioned) {
         g->versioned_orig = tensor;
+        g->legacy_orig = NULL;
         g->tensor = *g->versioned_orig;
     } else {
+        g->versioned_orig = NULL;
         g->legacy_orig = tensor;
         g->tensor.version.major = 1;
         g->tensor.version.minor = 0;
@@ -74,6 +80,71 @@ static import_guard *guard_new(void *tensor, int versioned) {
     return g;
 }
 
+/* Names used on every import, interned once so that attribute lookups and
+ * keyword matching find them by address. */
+enum {
+    NAME_DLPACK,
+    NAME_DLPACK_DEVICE,
+    NAME_EXCHANGE_API,
+    NAME_STREAM,
+    NAME_MAX_VERSION,
+    NAME_DL_DEVICE,
+    NAME_COPY,
+    NAME_COUNT
+};
+static const char *const name_text[NAME_COUNT] = {
+    "__dlpack__", "__dlpack_device__", "__dlpack_c_exchange_api__",
+    "stream",     "max_version",       "dl_device",
+    "copy"};
+static PyObject *names[NAME_COUNT];
+/* (DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION), the max_version we ask for. */
+static PyObject *our_version;
+
+static int names_ready(void) {
+    if (our_version != NULL)
+        return 0;
+    for (int i = 0; i < NAME_COUNT; i++) {
+        if (names[i] == NULL) {
+            names[i] = PyUnicode_InternFromString(name_text[i]);
+            if (names[i] == NULL)
+                return -1;
+        }
+    }
+    our_version = Py_BuildValue("(ii)", DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
+    return our_version == NULL ? -1 : 0;
+}
+
+/* Calls x.<name>(**kw) with keyword values `kwvalues` named by `kwnames`
+ * (NULL: none) as a vectorcall: no bound method, dict or argument tuple is
+ * built. When x has no such attribute (rather than the method raising
+ * AttributeError itself), *missing is set and NULL returned with the error
+ * cleared. */
+static PyObject *call_method(PyObject *x, PyObject *name, PyObject *const *kwvalues,
+                             PyObject *kwnames, int *missing) {
+    PyObject *stack[1 + 1 + 4];
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    stack[1] = x;
+    for (Py_ssize_t i = 0; i < nkw; i++)
+        stack[2 + i] = kwvalues[i];
+    *missing = 0;
+    PyObject *r =
+        PyObject_VectorcallMethod(name, stack + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames);
+    if (r == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        int has = PyObject_HasAttr(x, name);
+        if (has) {
+            PyErr_Restore(type, value, tb);
+        } else {
+            Py_XDECREF(type);
+            Py_XDECREF(value);
+            Py_XDECREF(tb);
+            *missing = 1;
+        }
+    }
+    return r;
+}
+
 /* Calls x.__dlpack__, first as an array API 2023.12 consumer (max_version,
  * copy=False when no copy is allowed, and dl_device when the data should
  * come to the host from a device only the producer can read), then, for
@@ -81,72 +152,75 @@ static import_guard *guard_new(void *tensor, int versioned) {
  * without them. */
 static PyObject *request_capsule(PyObject *x, pjdl_copy copy, int has_stream, long long stream,
                                  const DLDevice *dl_device) {
-    PyObject *method = PyObject_GetAttrString(x, "__dlpack__");
-    if (method == NULL) {
-        if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_TypeError,
-                         "from_dlpack: %.100s object has no __dlpack__ method and is not a "
-                         "DLPack capsule",
-                         Py_TYPE(x)->tp_name);
-        }
+    if (names_ready() < 0)
         return NULL;
-    }
-    PyObject *kwargs = PyDict_New();
-    PyObject *capsule = NULL;
-    if (kwargs == NULL)
-        goto done;
+    PyObject *values[4], *keys[4];
+    Py_ssize_t n = 0;
+    PyObject *stream_obj = NULL, *dev = NULL, *kwnames = NULL, *capsule = NULL;
+    int missing = 0;
     if (has_stream) {
-        PyObject *s = PyLong_FromLongLong(stream);
-        if (s == NULL || PyDict_SetItemString(kwargs, "stream", s) < 0) {
-            Py_XDECREF(s);
+        stream_obj = PyLong_FromLongLong(stream);
+        if (stream_obj == NULL)
             goto done;
-        }
-        Py_DECREF(s);
+        keys[n] = names[NAME_STREAM];
+        values[n++] = stream_obj;
     }
-    PyObject *modern = PyDict_Copy(kwargs);
-    if (modern == NULL)
-        goto done;
-    PyObject *version = Py_BuildValue("(ii)", DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
-    PyObject *dev = dl_device == NULL ? NULL
-                                      : Py_BuildValue("(ii)", (int)dl_device->device_type,
-                                                      (int)dl_device->device_id);
-    int bad = version == NULL || (dl_device != NULL && dev == NULL) ||
-              PyDict_SetItemString(modern, "max_version", version) < 0 ||
-              (dev != NULL && PyDict_SetItemString(modern, "dl_device", dev) < 0) ||
-              (copy == PJDL_COPY_NEVER && PyDict_SetItemString(modern, "copy", Py_False) < 0);
-    Py_XDECREF(version);
-    Py_XDECREF(dev);
-    if (bad) {
-        Py_DECREF(modern);
-        goto done;
+    keys[n] = names[NAME_MAX_VERSION];
+    values[n++] = our_version;
+    if (dl_device != NULL) {
+        dev = Py_BuildValue("(ii)", (int)dl_device->device_type, (int)dl_device->device_id);
+        if (dev == NULL)
+            goto done;
+        keys[n] = names[NAME_DL_DEVICE];
+        values[n++] = dev;
     }
-    PyObject *empty = PyTuple_New(0);
-    if (empty == NULL) {
-        Py_DECREF(modern);
-        goto done;
+    if (copy == PJDL_COPY_NEVER) {
+        keys[n] = names[NAME_COPY];
+        values[n++] = Py_False;
     }
-    capsule = PyObject_Call(method, empty, modern);
-    Py_DECREF(modern);
-    if (capsule == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    /* The common request names max_version alone: that tuple is made once. */
+    static PyObject *max_version_only;
+    if (n == 1 && keys[0] == names[NAME_MAX_VERSION]) {
+        if (max_version_only == NULL && (max_version_only = PyTuple_Pack(1, keys[0])) == NULL)
+            goto done;
+        kwnames = Py_NewRef(max_version_only);
+    } else {
+        kwnames = PyTuple_New(n);
+        if (kwnames == NULL)
+            goto done;
+        for (Py_ssize_t i = 0; i < n; i++)
+            PyTuple_SET_ITEM(kwnames, i, Py_NewRef(keys[i]));
+    }
+    capsule = call_method(x, names[NAME_DLPACK], values, kwnames, &missing);
+    if (capsule == NULL && !missing && PyErr_ExceptionMatches(PyExc_TypeError)) {
         PyErr_Clear();
-        capsule = PyObject_Call(method, empty, kwargs);
+        PyObject *legacy_names = NULL;
+        if (has_stream && (legacy_names = PyTuple_Pack(1, names[NAME_STREAM])) == NULL)
+            goto done;
+        capsule = call_method(x, names[NAME_DLPACK], values, legacy_names, &missing);
+        Py_XDECREF(legacy_names);
     }
-    Py_DECREF(empty);
+    if (missing)
+        PyErr_Format(PyExc_TypeError,
+                     "from_dlpack: %.100s object has no __dlpack__ method and is not a DLPack "
+                     "capsule",
+                     Py_TYPE(x)->tp_name);
 done:
-    Py_XDECREF(kwargs);
-    Py_DECREF(method);
+    Py_XDECREF(kwnames);
+    Py_XDECREF(dev);
+    Py_XDECREF(stream_obj);
     return capsule;
 }
 
 /* The producer's x.__dlpack_device__(). Returns 1 with *dl set, 0 when x has
  * no such method, -1 on error. */
 static int producer_device(PyObject *x, DLDevice *dl) {
-    if (!PyObject_HasAttrString(x, "__dlpack_device__"))
-        return 0;
-    PyObject *dev = PyObject_CallMethod(x, "__dlpack_device__", NULL);
-    if (dev == NULL)
+    if (names_ready() < 0)
         return -1;
+    int missing = 0;
+    PyObject *dev = call_method(x, names[NAME_DLPACK_DEVICE], NULL, NULL, &missing);
+    if (dev == NULL)
+        return missing ? 0 : -1;
     long type = 0, id = 0;
     int ok = PyTuple_Check(dev) && PyTuple_GET_SIZE(dev) == 2;
     if (ok) {
@@ -163,6 +237,227 @@ static int producer_device(PyObject *x, DLDevice *dl) {
     dl->device_type = (DLDeviceType)type;
     dl->device_id = (int32_t)id;
     return 1;
+}
+
+/* ------------------------------------------------- the C exchange API */
+
+/* The exchange tables of recently seen producer types (NULL api: the type
+ * has none), so that an import does not look the attribute up each time, as
+ * the DLPack header suggests. An entry is trusted only while the type's
+ * version tag is the one it had: CPython changes the tag whenever an
+ * attribute of the type (or of a base) changes, and never gives a tag to two
+ * types, so a freed type whose address is reused cannot match either. */
+typedef struct {
+    PyTypeObject *type;
+    unsigned int tag;
+    const DLPackExchangeAPI *api;
+} api_cache_entry;
+enum { API_CACHE_SIZE = 8 };
+static api_cache_entry api_cache[API_CACHE_SIZE]; /* guarded by the GIL */
+static unsigned int api_cache_next;
+
+static int type_tag_valid(PyTypeObject *tp) {
+#ifdef Py_TPFLAGS_VALID_VERSION_TAG
+    if (!PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG))
+        return 0;
+#endif
+    return tp->tp_version_tag != 0;
+}
+
+/* The usable table of a capsule: the first of the chain (newest first) of
+ * our major version and of minor 2 or later (the API appeared in 1.2), with
+ * the function we call; NULL if none. */
+static const DLPackExchangeAPI *usable_api(PyObject *capsule) {
+    if (!PyCapsule_IsValid(capsule, "dlpack_exchange_api"))
+        return NULL;
+    const DLPackExchangeAPIHeader *h = PyCapsule_GetPointer(capsule, "dlpack_exchange_api");
+    /* The chain is the producer's; a bound keeps a malformed one finite. */
+    for (int depth = 0; h != NULL && depth < 16; depth++, h = h->prev_api) {
+        if (h->version.major != DLPACK_MAJOR_VERSION)
+            continue;
+        const DLPackExchangeAPI *api = (const DLPackExchangeAPI *)h;
+        if (h->version.minor < 2 || api->managed_tensor_from_py_object_no_sync == NULL)
+            return NULL;
+        return api;
+    }
+    return NULL;
+}
+
+/* Sets *api to the exchange table of x's type, or NULL when it publishes
+ * none we can use. 0, or -1 with an exception set. */
+static int exchange_api_of(PyObject *x, const DLPackExchangeAPI **api) {
+    PyTypeObject *tp = Py_TYPE(x);
+    if (type_tag_valid(tp)) {
+        for (int i = 0; i < API_CACHE_SIZE; i++) {
+            if (api_cache[i].type == tp && api_cache[i].tag == tp->tp_version_tag) {
+                *api = api_cache[i].api;
+                return 0;
+            }
+        }
+    }
+    if (names_ready() < 0)
+        return -1;
+    *api = NULL;
+    /* On the type, not the instance: the attribute belongs to the type. */
+    PyObject *capsule = PyObject_GetAttr((PyObject *)tp, names[NAME_EXCHANGE_API]);
+    if (capsule == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            return -1;
+        PyErr_Clear();
+    } else {
+        *api = usable_api(capsule);
+        Py_DECREF(capsule);
+    }
+    /* The lookup gave the type a version tag if it can have one. */
+    if (type_tag_valid(tp)) {
+        api_cache_entry *e = &api_cache[api_cache_next++ % API_CACHE_SIZE];
+        e->type = tp;
+        e->tag = tp->tp_version_tag;
+        e->api = *api;
+    }
+    return 0;
+}
+
+/* Calls the deleter of a tensor this module owns and will not use, keeping
+ * any exception being raised. Needs the GIL (the producer's deleter may). */
+static void delete_owned(DLManagedTensorVersioned *t) {
+    if (t->deleter == NULL)
+        return;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    t->deleter(t);
+    PyErr_Restore(type, value, tb);
+}
+
+/* The import through a producer's exchange table. Sets *fallback (and
+ * returns NULL with no exception) when only the capsule protocol can do the
+ * job: data on a device the host cannot read, wanted on the host, needs the
+ * producer's copy, which only __dlpack__(dl_device=) asks for. */
+static PyObject *from_exchange_api(const DLPackExchangeAPI *api, pjpy_client *const *clients,
+                                   size_t num_clients, PyObject *x, pjdl_import_options *opts,
+                                   int has_target, DLDevice target_dl, int *fallback) {
+    *fallback = 0;
+    DLManagedTensorVersioned *t = NULL;
+    int rc = api->managed_tensor_from_py_object_no_sync(x, &t);
+    if (rc != 0 || t == NULL) {
+        if (rc == 0 && t != NULL)
+            delete_owned(t);
+        if (!PyErr_Occurred())
+            PyErr_Format(pjpy_dlpack_error,
+                         "from_dlpack: the exchange API of %.100s failed without saying why",
+                         Py_TYPE(x)->tp_name);
+        return NULL;
+    }
+    /* This module owns t from here: every way out below deletes it or hands
+     * it to the import. */
+    if (t->version.major != DLPACK_MAJOR_VERSION) {
+        PyErr_Format(pjpy_dlpack_error,
+                     "from_dlpack: unsupported DLPack version %u.%u (this module reads %d.x)",
+                     t->version.major, t->version.minor, DLPACK_MAJOR_VERSION);
+        delete_owned(t);
+        return NULL;
+    }
+    DLDevice src = t->dl_tensor.device;
+    int moves = has_target && !pjdl_dl_device_same(src, target_dl);
+    if (moves && opts->copy == PJDL_COPY_NEVER) {
+        PyErr_Format(pjpy_dlpack_copy_error,
+                     "from_dlpack: the tensor is on DLPack device (%d, %d) and device= is (%d, "
+                     "%d): that needs a copy, but copy=False",
+                     (int)src.device_type, (int)src.device_id, (int)target_dl.device_type,
+                     (int)target_dl.device_id);
+        delete_owned(t);
+        return NULL;
+    }
+    if (moves && pjdl_dl_device_type_host_reachable(target_dl.device_type) &&
+        !pjdl_dl_device_type_host_reachable(src.device_type)) {
+        delete_owned(t);
+        *fallback = 1;
+        return NULL;
+    }
+    if (opts->copy == PJDL_COPY_NEVER && (t->flags & DLPACK_FLAG_BITMASK_IS_COPIED)) {
+        PyErr_SetString(pjpy_dlpack_error,
+                        "from_dlpack: copy=False, but the producer exported a copy");
+        delete_owned(t);
+        return NULL;
+    }
+    /* No-sync export: the data is ready on the producer's current stream,
+     * which the import then names as the stream the data comes from. Host
+     * memory has no stream. */
+    if (!pjdl_dl_device_type_host_reachable(src.device_type) && api->current_work_stream != NULL) {
+        void *stream = NULL;
+        if (api->current_work_stream(src.device_type, src.device_id, &stream) != 0) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(pjpy_dlpack_error,
+                                "from_dlpack: the producer's current_work_stream failed");
+            delete_owned(t);
+            return NULL;
+        }
+        if (stream != NULL) {
+            opts->has_stream = true;
+            opts->stream = (intptr_t)stream;
+        }
+    }
+    PyObject *buffer = pjpy_import_owned(clients, num_clients, t, opts);
+    if (buffer == NULL)
+        delete_owned(t);
+    return buffer;
+}
+
+/* ----------------------------------------------------------- imports */
+
+/* The import proper, of a versioned or legacy tensor the caller owns; see
+ * pjpy_import_owned. */
+static PyObject *import_tensor(pjpy_client *const *clients, size_t num_clients, void *tensor,
+                               int versioned, const pjdl_import_options *opts) {
+    import_guard *guard = guard_new(tensor, versioned);
+    if (guard == NULL)
+        return NULL;
+    pjpy_buffer *obj = pjpy_buffer_alloc();
+    if (obj == NULL) {
+        free(guard);
+        return NULL;
+    }
+    /* A few clients fit on the stack; the module-level from_dlpack may pass
+     * any number. */
+    pjdl_client *stack_clients[8];
+    pjdl_client **lib_clients = stack_clients;
+    if (num_clients > sizeof stack_clients / sizeof stack_clients[0]) {
+        lib_clients = PyMem_Malloc(num_clients * sizeof *lib_clients);
+        if (lib_clients == NULL) {
+            free(guard);
+            Py_DECREF(obj);
+            return PyErr_NoMemory();
+        }
+    }
+    for (size_t i = 0; i < num_clients; i++)
+        lib_clients[i] = clients[i]->client;
+    pjdl_buffer *buffer = NULL;
+    pjdl_code rc;
+    PJPY_NOGIL_RC(rc, pjdl_import(lib_clients, num_clients, &guard->tensor, opts, &buffer));
+    if (lib_clients != stack_clients)
+        PyMem_Free(lib_clients);
+    if (rc != PJDL_OK) {
+        /* The library did not take the tensor: the caller keeps it. */
+        pjpy_raise_exchange(rc);
+        free(guard);
+        Py_DECREF(obj);
+        return NULL;
+    }
+    /* The buffer is one of the given clients'; they are alive. */
+    const pjdl_client *owner = pjdl_buffer_client(buffer);
+    PyObject *client_obj = NULL;
+    for (size_t i = 0; i < num_clients && client_obj == NULL; i++)
+        if (clients[i]->client == owner)
+            client_obj = (PyObject *)clients[i];
+    if (client_obj == NULL)
+        client_obj = (PyObject *)pjpy_client_lookup(owner);
+    pjpy_buffer_set(obj, client_obj, buffer);
+    return (PyObject *)obj;
+}
+
+PyObject *pjpy_import_owned(pjpy_client *const *clients, size_t num_clients,
+                            DLManagedTensorVersioned *tensor, const pjdl_import_options *opts) {
+    return import_tensor(clients, num_clients, tensor, 1, opts);
 }
 
 /* For a producer on a device with streams that one of `clients` drives: the
@@ -217,6 +512,18 @@ PyObject *pjpy_from_dlpack(pjpy_client *const *clients, size_t num_clients, PyOb
     if (PyCapsule_CheckExact(x)) {
         capsule = Py_NewRef(x);
     } else {
+        const DLPackExchangeAPI *api;
+        if (exchange_api_of(x, &api) < 0)
+            return NULL;
+        if (api != NULL) {
+            int fallback;
+            PyObject *buffer = from_exchange_api(api, clients, num_clients, x, &opts, has_target,
+                                                 target_dl, &fallback);
+            if (!fallback)
+                return buffer;
+            opts.has_stream = false;
+            opts.stream = 0;
+        }
         DLDevice src_dl;
         int has_src = producer_device(x, &src_dl);
         if (has_src < 0)
@@ -311,44 +618,13 @@ PyObject *pjpy_from_dlpack(pjpy_client *const *clients, size_t num_clients, PyOb
         Py_DECREF(capsule);
         return NULL;
     }
-    import_guard *guard = guard_new(tensor, versioned);
-    if (guard == NULL) {
-        Py_DECREF(capsule);
-        return NULL;
-    }
     if (PyCapsule_SetName(capsule, used_name) < 0) {
-        free(guard);
         Py_DECREF(capsule);
         return NULL;
     }
-
-    pjdl_client **lib_clients = PyMem_Calloc(num_clients, sizeof(*lib_clients));
-    if (lib_clients == NULL) {
+    PyObject *buffer = import_tensor(clients, num_clients, tensor, versioned, &opts);
+    if (buffer == NULL) /* the producer keeps the tensor: unconsumed again */
         PyCapsule_SetName(capsule, name);
-        free(guard);
-        Py_DECREF(capsule);
-        return PyErr_NoMemory();
-    }
-    for (size_t i = 0; i < num_clients; i++)
-        lib_clients[i] = clients[i]->client;
-    pjdl_buffer *buffer = NULL;
-    pjdl_code rc;
-    PJPY_NOGIL_RC(rc, pjdl_import(lib_clients, num_clients, &guard->tensor, &opts, &buffer));
-    PyMem_Free(lib_clients);
-    if (rc != PJDL_OK) {
-        /* The caller keeps the tensor: the capsule is unconsumed again. */
-        pjpy_raise_exchange(rc);
-        PyCapsule_SetName(capsule, name);
-        free(guard);
-        Py_DECREF(capsule);
-        return NULL;
-    }
     Py_DECREF(capsule);
-    pjpy_client *client_obj = pjpy_client_lookup(pjdl_buffer_client(buffer));
-    if (client_obj == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "from_dlpack: the buffer's client is not alive");
-        PJPY_NOGIL(pjdl_buffer_release(buffer));
-        return NULL;
-    }
-    return pjpy_buffer_new((PyObject *)client_obj, buffer);
+    return buffer;
 }

@@ -141,6 +141,8 @@ PyMODINIT_FUNC PyInit__pjrt_dlpack(void) {
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (PyType_Ready(types[i]) < 0)
             return NULL;
+    if (pjpy_exchange_api_init(&pjpy_buffer_type) < 0)
+        return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
         return NULL;

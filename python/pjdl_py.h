@@ -55,6 +55,11 @@ typedef struct {
     int export_fast;
     /* The __dlpack_device__ tuple, made on first use; NULL until then. */
     PyObject *dl_device_tuple;
+    /* What the exchange API's dltensor_from_py_object_no_sync hands out: a
+     * DLTensor with its shape and strides in the same PyMem block, made on
+     * first use (exchange_api.c). A buffer never changes its data pointer,
+     * layout or shape while it is not deleted, so the copy stays true. */
+    DLTensor *view;
 } pjpy_buffer;
 
 extern PyTypeObject pjpy_plugin_type;
@@ -152,6 +157,13 @@ void pjpy_set_exiting(void);
  * it on failure. `client_obj` is a pjpy_client. */
 PyObject *pjpy_client_new(PyObject *plugin_obj, pjdl_client *client);
 PyObject *pjpy_buffer_new(PyObject *client_obj, pjdl_buffer *buffer);
+/* An empty Buffer object (no client, no buffer) to be filled with
+ * pjpy_buffer_set once an import succeeded: allocating it first means that
+ * nothing can fail after the library took a producer's tensor. NULL with
+ * MemoryError set. */
+pjpy_buffer *pjpy_buffer_alloc(void);
+/* Fills an object of pjpy_buffer_alloc; takes over `buffer`. */
+void pjpy_buffer_set(pjpy_buffer *self, PyObject *client_obj, pjdl_buffer *buffer);
 PyObject *pjpy_device_new(PyObject *client_obj, pjdl_device *device);
 PyObject *pjpy_memory_new(PyObject *client_obj, pjdl_device *device, pjdl_memory *memory);
 
@@ -205,8 +217,29 @@ PyObject *pjpy_buffer_release_to_dlpack(PyObject *self, PyObject *const *args, P
 
 /* Imports `x` (an object with __dlpack__ or a DLPack capsule) as a Buffer of
  * one of `clients` (or of the client of `target` when it is a Device or
- * Memory). */
+ * Memory). A producer whose type publishes the DLPack C exchange API
+ * (__dlpack_c_exchange_api__) is asked through its table, without a
+ * capsule. */
 PyObject *pjpy_from_dlpack(pjpy_client *const *clients, size_t num_clients, PyObject *x,
                            PyObject *target, PyObject *copy);
+
+/* Imports a versioned tensor the caller owns as a new Buffer of one of
+ * `clients` (borrowed; the caller keeps them alive). On success the Buffer
+ * owns the tensor (its deleter runs, with the GIL, when the view is gone);
+ * on failure NULL with an exception set, and the caller still owns the
+ * tensor. Needs the GIL (from_dlpack.c). */
+PyObject *pjpy_import_owned(pjpy_client *const *clients, size_t num_clients,
+                            DLManagedTensorVersioned *tensor, const pjdl_import_options *opts);
+
+/* The plain shared export of Buffer.__dlpack__ (no stream, no dl_device,
+ * copy=None), versioned: 0 with *out owned by the caller, or -1 with an
+ * exception set (DLPackError, a BufferError, when DLPack cannot carry it).
+ * Needs the GIL (dlpack_protocol.c). */
+int pjpy_buffer_export_plain(pjpy_buffer *self, DLManagedTensorVersioned **out);
+
+/* The DLPack C exchange API (exchange_api.c): sets the type attribute
+ * __dlpack_c_exchange_api__ of the Buffer type, which must be ready. 0, or
+ * -1 with an exception set. */
+int pjpy_exchange_api_init(PyTypeObject *buffer_type);
 
 #endif /* PJDL_PY_H_ */

@@ -2,7 +2,7 @@
 # tests/python/test_package.py checks that these names match the module's.
 import os
 from collections.abc import Sequence
-from typing import Any, Final, Protocol, TypeAlias, final
+from typing import Any, ClassVar, Final, Protocol, TypeAlias, final
 
 from typing_extensions import Buffer as _BufferLike
 from typing_extensions import CapsuleType, Self
@@ -140,6 +140,9 @@ class Memory:
 
 @final
 class Buffer:
+    # The DLPack C exchange API (DLPack 1.3): a capsule named
+    # "dlpack_exchange_api" holding a DLPackExchangeAPI table.
+    __dlpack_c_exchange_api__: ClassVar[CapsuleType]
     @property
     def shape(self) -> tuple[int, ...]: ...
     @property

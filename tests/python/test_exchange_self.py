@@ -1,0 +1,239 @@
+"""The DLPack C exchange API of pjrt_dlpack.Buffer (__dlpack_c_exchange_api__),
+called through ctypes as a C consumer calls it, and the consumer side
+(Client.from_dlpack) against our own table and hand-made tables. Runs in
+both environments: Debian's NumPy 1.24 / PyTorch 1.13 know nothing of the
+API, so the exchange with ourselves is what the legacy run can test. The
+tests against PyTorch 2's table are in modern/test_exchange_api.py."""
+import ctypes
+import gc
+
+import numpy as np
+import pytest
+
+import pjrt_dlpack
+from exchange_abi import (
+    IS_COPIED,
+    KDL_CPU,
+    KDL_METAL,
+    KDL_ONEAPI,
+    CountingDeleter,
+    ExchangeAPI,
+    HostTensor,
+    Table,
+    capsule_name,
+    capsule_of,
+    managed,
+)
+
+
+@pytest.fixture(scope="module")
+def table():
+    return Table(pjrt_dlpack.Buffer)
+
+
+def test_the_type_publishes_a_dlpack_1_3_table(table, cpu):
+    capsule = pjrt_dlpack.Buffer.__dlpack_c_exchange_api__
+    assert capsule_name(capsule) == "dlpack_exchange_api"
+    assert table.version == pjrt_dlpack.DLPACK_VERSION == (1, 3)
+    api = table.api
+    assert api.header.prev_api is None
+    for name, _ in ExchangeAPI._fields_[1:]:
+        assert getattr(api, name), name
+    # On the type, the same for every instance.
+    buf = cpu.buffer(np.ones(3, np.float32))
+    assert type(buf).__dlpack_c_exchange_api__ is capsule
+
+
+def test_managed_tensor_is_a_shared_ready_export(table, client):
+    host = np.arange(12, dtype=np.float32).reshape(3, 4)
+    buf = client.buffer(host)
+    address = table.managed(buf)
+    t = managed(address)
+    assert (t.major, t.flags & IS_COPIED) == (1, 0)
+    assert t.dl_tensor.data == buf.unsafe_buffer_pointer()
+    assert t.dl_tensor.dims() == (3, 4) and t.dl_tensor.steps() == (4, 1)
+    assert (t.dl_tensor.device.device_type, t.dl_tensor.device.device_id) == \
+        buf.__dlpack_device__()
+    counter = CountingDeleter(address)
+    counter.delete()
+    assert counter.calls == 1
+    assert bytes(buf.to_bytes()) == host.tobytes()  # still usable
+
+
+def test_round_trip_through_our_own_table_releases_once(table, client):
+    host = np.arange(6, dtype=np.float32)
+    buf = client.buffer(host)
+    address = table.managed(buf)
+    counter = CountingDeleter(address)
+    view = table.to_object(address)
+    assert isinstance(view, pjrt_dlpack.Buffer)
+    assert view.unsafe_buffer_pointer() == buf.unsafe_buffer_pointer()
+    assert view.device.id == buf.device.id and view.shape == (6,)
+    assert counter.calls == 0
+    del view
+    gc.collect()
+    assert counter.calls == 1
+
+
+def test_to_object_views_a_foreign_tensor_and_deletes_it_once(table, cpu):
+    host = np.arange(8, dtype=np.float32)
+    tensor = HostTensor(host.ctypes.data, (2, 4))
+    buf = table.to_object(tensor.address)
+    assert buf.unsafe_buffer_pointer() == host.ctypes.data
+    assert buf.shape == (2, 4) and buf.dtype == "float32"
+    assert tensor.calls == 0
+    del buf
+    gc.collect()
+    assert tensor.calls == 1
+
+
+def test_to_object_failure_leaves_the_tensor_to_the_caller(table, cpu):
+    host = np.arange(4, dtype=np.float32)
+    bad_dtype = HostTensor(host.ctypes.data, (4,), dtype=(99, 32))
+    with pytest.raises(pjrt_dlpack.DLPackError):
+        table.to_object(bad_dtype.address)
+    wrong_major = HostTensor(host.ctypes.data, (4,), major=2)
+    with pytest.raises(BufferError, match="version 2"):
+        table.to_object(wrong_major.address)
+    nowhere = HostTensor(host.ctypes.data, (4,), device=(KDL_METAL, 0))
+    with pytest.raises(pjrt_dlpack.DLPackError):
+        table.to_object(nowhere.address)
+    gc.collect()
+    # Not deleted by the failed calls: the caller still owns them.
+    assert (bad_dtype.calls, wrong_major.calls, nowhere.calls) == (0, 0, 0)
+
+
+def test_from_object_checks_the_type_and_the_buffer(table, cpu):
+    with pytest.raises(TypeError, match="ndarray"):
+        table.managed(np.ones(3, np.float32))
+    buf = cpu.buffer(np.ones(3, np.float32))
+    buf.delete()
+    with pytest.raises(BufferError):
+        table.managed(buf)
+
+
+def test_dltensor_borrows_data_shape_and_strides(table, client):
+    host = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    buf = client.buffer(host)
+    for _ in range(2):  # made once, then reused
+        view = table.dltensor(buf)
+        assert view.data == buf.unsafe_buffer_pointer()
+        assert view.dims() == (2, 3, 4) and view.steps() == (12, 4, 1)
+        assert (view.dtype.code, view.dtype.bits, view.dtype.lanes) == (2, 32, 1)
+        assert (view.device.device_type, view.device.device_id) == buf.__dlpack_device__()
+    buf.delete()
+    with pytest.raises(BufferError, match="deleted"):
+        table.dltensor(buf)
+    with pytest.raises(TypeError):
+        table.dltensor(object())
+
+
+def test_current_work_stream(table, cpu, xpu):
+    assert table.stream(KDL_CPU, 0) is None
+    device = xpu.devices[0]
+    # The xpu device's stream (the reference plugin has the stream
+    # extension); a device no client drives has none.
+    kind, dev_id = device.dlpack_device
+    assert kind == KDL_ONEAPI
+    assert table.stream(kind, dev_id) is not None
+    assert table.stream(KDL_METAL, 0) is None
+
+
+@pytest.mark.parametrize("with_gil", [True, False])
+def test_allocator(table, client, with_gil):
+    device = client.devices[0].dlpack_device
+    address, errors = table.allocate((3, 5), device=device, with_gil=with_gil)
+    assert not errors
+    t = managed(address)
+    assert t.dl_tensor.dims() == (3, 5)
+    assert (t.dl_tensor.device.device_type, t.dl_tensor.device.device_id) == device
+    buf = table.to_object(address)  # owns the tensor from here
+    assert buf.shape == (3, 5) and buf.dtype == "float32"
+    assert buf.to_bytes() == bytes(60)
+
+
+def test_allocator_reports_errors_through_set_error(table, cpu):
+    for kwargs, kind in [(dict(device=(KDL_METAL, 0)), "ValueError"),
+                         (dict(dtype=(99, 32)), "BufferError"),
+                         (dict(shape=(-1, 2)), "ValueError")]:
+        args = {"shape": (2, 2), **kwargs}
+        address, errors = table.allocate(args.pop("shape"), **args)
+        assert address is None
+        assert len(errors) == 1 and errors[0][0] == kind, errors
+
+
+def test_consumer_uses_our_table(cpu, xpu):
+    host = np.arange(5, dtype=np.float32)
+    for client in (cpu, xpu):
+        buf = client.buffer(host)
+        view = client.from_dlpack(buf)
+        assert view.unsafe_buffer_pointer() == buf.unsafe_buffer_pointer()
+        assert pjrt_dlpack.from_dlpack(buf).unsafe_buffer_pointer() == buf.unsafe_buffer_pointer()
+    # A foreign type that borrows our table reaches our type check: proof
+    # that the consumer asked the table, not __dlpack__.
+    class Borrower:
+        __dlpack_c_exchange_api__ = pjrt_dlpack.Buffer.__dlpack_c_exchange_api__
+
+        def __dlpack__(self, **kwargs):
+            raise AssertionError("__dlpack__ called")
+
+    with pytest.raises(TypeError, match="Borrower"):
+        cpu.from_dlpack(Borrower())
+
+
+def test_consumer_copy_and_device_rules_on_the_table_path(cpu, xpu):
+    buf = cpu.buffer(np.arange(4, dtype=np.float32))
+    copied = cpu.from_dlpack(buf, copy=True)
+    assert copied.unsafe_buffer_pointer() != buf.unsafe_buffer_pointer()
+    assert copied.to_bytes() == buf.to_bytes()
+    with pytest.raises(pjrt_dlpack.DLPackCopyError):
+        cpu.from_dlpack(xpu.buffer(np.ones(2, np.float32)), device=cpu.devices[0], copy=False)
+    # Device memory wanted on the host goes through the producer's copy
+    # (the capsule protocol's dl_device): still works.
+    moved = cpu.from_dlpack(xpu.buffer(np.arange(3, dtype=np.float32)), device=cpu.devices[0])
+    assert moved.to_bytes() == np.arange(3, dtype=np.float32).tobytes()
+
+
+class _Table(ctypes.Structure):
+    _fields_ = ExchangeAPI._fields_
+
+
+def _table_class(major, minor, prev_api, fallback):
+    """A producer type whose table has the given version, chained to
+    prev_api, and whose __dlpack__ hands out `fallback`'s capsule."""
+    table = ExchangeAPI()
+    table.header.major, table.header.minor = major, minor
+    table.header.prev_api = prev_api
+    capsule = capsule_of(table)
+
+    class Producer:
+        __dlpack_c_exchange_api__ = capsule
+        keep = table
+        calls = 0
+
+        def __dlpack__(self, **kwargs):
+            type(self).calls += 1
+            return fallback.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return fallback.__dlpack_device__()
+
+    return Producer
+
+
+def test_consumer_checks_the_table_version(cpu, table):
+    buf = cpu.buffer(np.arange(3, dtype=np.float32))
+    # Unknown major, no older table: the capsule protocol.
+    newer = _table_class(2, 0, None, buf)
+    assert cpu.from_dlpack(newer()).unsafe_buffer_pointer() == buf.unsafe_buffer_pointer()
+    assert newer.calls == 1
+    # 1.1 predates the exchange API: not trusted either.
+    older = _table_class(1, 1, None, buf)
+    cpu.from_dlpack(older())
+    assert older.calls == 1
+    # An unknown major chained to a 1.x table: that table is used (ours,
+    # which refuses a foreign object: the chain was followed).
+    chained = _table_class(2, 0, table.address, buf)
+    with pytest.raises(TypeError, match="Producer"):
+        cpu.from_dlpack(chained())
+    assert chained.calls == 0
