@@ -438,7 +438,7 @@ typedef struct pjdl_export_options {
  * relative to releasing `buffer` or its client. The data is ready when this
  * returns (or, with a stream, on that stream). A zero-copy tensor has the
  * buffer's DLDevice, strides from its memory layout and byte_offset 0; a copy
- * is compact row-major host memory (kDLCPU), aligned to 64 bytes and flagged
+ * is compact row-major host memory (kDLCPU), aligned to 256 bytes and flagged
  * DLPACK_FLAG_BITMASK_IS_COPIED. A copy is made only when `copy` allows it
  * and the layout cannot be expressed, dl_device asks for the host, or a
  * legacy tensor is asked to be read-only. Errors: FAILED_PRECONDITION

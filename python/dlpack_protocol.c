@@ -180,6 +180,28 @@ static pjdl_code export_device_copy(pjdl_buffer *buffer, const pjdl_export_optio
     return rc;
 }
 
+/* The stream values the array API gives a meaning to, by device type:
+ * -1 (no synchronization) anywhere; on CUDA 1 (legacy default) and 2 (per
+ * thread default) and pointers, 0 being ambiguous and refused; on ROCm 0
+ * (default) and pointers, 1 and 2 being CUDA's. Anything below -1 is never
+ * a stream. What a stream means beyond that is the plugin's to check. */
+static int check_stream_value(pjdl_buffer *buffer, long long s, const char *fname) {
+    DLDevice own = {kDLCPU, 0};
+    if (pjdl_buffer_dl_device(buffer, &own) != PJDL_OK)
+        own.device_type = kDLExtDev; /* unknown: only the universal rule */
+    const char *why = NULL;
+    if (s < -1)
+        why = "is not a stream (the array API allows -1 and up)";
+    else if (own.device_type == kDLCUDA && s == 0)
+        why = "is ambiguous on CUDA: pass 1 (legacy default stream) or 2 (per-thread default)";
+    else if (own.device_type == kDLROCM && (s == 1 || s == 2))
+        why = "is a CUDA default stream; on ROCm the default stream is 0";
+    if (why == NULL)
+        return 0;
+    PyErr_Format(pjpy_dlpack_error, "%s: stream=%lld %s", fname, s, why);
+    return -1;
+}
+
 static PyObject *export_buffer(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames, pjdl_export_mode mode, const char *fname) {
     PyObject *a[ARG_COUNT];
@@ -208,6 +230,23 @@ static PyObject *export_buffer(PyObject *obj, PyObject *const *args, Py_ssize_t 
         opts.dl_device.device_type = (DLDeviceType)type;
         opts.dl_device.device_id = (int32_t)id;
     }
+    pjpy_buffer *self = (pjpy_buffer *)obj;
+    pjdl_buffer *buffer = self->buffer;
+    if (opts.has_dl_device && opts.copy == PJDL_COPY_NEVER) {
+        /* The standard's dl_device text asks for a ValueError, its copy text
+         * for a BufferError: DLPackCopyError is both. */
+        DLDevice own;
+        pjdl_code drc = pjdl_buffer_dl_device(buffer, &own);
+        if (drc != PJDL_OK)
+            return pjpy_raise_exchange(drc);
+        if (!pjdl_dl_device_same(own, opts.dl_device)) {
+            PyErr_Format(pjpy_dlpack_copy_error,
+                         "%s: dl_device (%d, %d) is not the buffer's (%d, %d) and copy=False",
+                         fname, (int)opts.dl_device.device_type, (int)opts.dl_device.device_id,
+                         (int)own.device_type, (int)own.device_id);
+            return NULL;
+        }
+    }
     if (stream != Py_None) {
         if (!PyLong_Check(stream)) {
             PyErr_Format(PyExc_TypeError, "stream must be None or an int, not %.100s",
@@ -217,6 +256,8 @@ static PyObject *export_buffer(PyObject *obj, PyObject *const *args, Py_ssize_t 
         long long s = PyLong_AsLongLong(stream);
         if (s == -1 && PyErr_Occurred())
             return NULL;
+        if (check_stream_value(buffer, s, fname) < 0)
+            return NULL;
         /* -1: the consumer asks for no synchronization. Waiting for the ready
          * event instead is always correct, so that is what happens. */
         if (s != -1) {
@@ -225,8 +266,6 @@ static PyObject *export_buffer(PyObject *obj, PyObject *const *args, Py_ssize_t 
         }
     }
 
-    pjpy_buffer *self = (pjpy_buffer *)obj;
-    pjdl_buffer *buffer = self->buffer;
     int fast = export_known_fast(self, &opts);
     int device_copy = !fast && wants_device_copy(buffer, &opts);
     pjdl_code rc;

@@ -7,6 +7,7 @@
 PyObject *pjpy_error;
 PyObject *pjpy_dlpack_error;
 PyObject *pjpy_dlpack_copy_error;
+PyObject *pjpy_not_dlpack_error;
 
 int pjpy_errors_init(PyObject *module) {
     pjpy_error = PyErr_NewExceptionWithDoc(
@@ -42,6 +43,21 @@ int pjpy_errors_init(PyObject *module) {
         bases, NULL);
     Py_DECREF(bases);
     if (pjpy_dlpack_copy_error == NULL)
+        return -1;
+    /* from_dlpack of an object without __dlpack__: the array API (2023.12)
+     * says AttributeError; callers written before it catch TypeError. */
+    bases = PyTuple_Pack(2, PyExc_AttributeError, PyExc_TypeError);
+    if (bases == NULL)
+        return -1;
+    pjpy_not_dlpack_error = PyErr_NewExceptionWithDoc(
+        "pjrt_dlpack.NotDLPackError",
+        "from_dlpack was given an object that has no __dlpack__ method and is not a DLPack "
+        "capsule: an AttributeError (as the array API standard asks) and a TypeError.",
+        bases, NULL);
+    Py_DECREF(bases);
+    if (pjpy_not_dlpack_error == NULL)
+        return -1;
+    if (PyModule_AddObjectRef(module, "NotDLPackError", pjpy_not_dlpack_error) < 0)
         return -1;
     if (PyModule_AddObjectRef(module, "Error", pjpy_error) < 0 ||
         PyModule_AddObjectRef(module, "DLPackError", pjpy_dlpack_error) < 0 ||

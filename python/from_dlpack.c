@@ -201,7 +201,7 @@ static PyObject *request_capsule(PyObject *x, pjdl_copy copy, int has_stream, lo
         Py_XDECREF(legacy_names);
     }
     if (missing)
-        PyErr_Format(PyExc_TypeError,
+        PyErr_Format(pjpy_not_dlpack_error,
                      "from_dlpack: %.100s object has no __dlpack__ method and is not a DLPack "
                      "capsule",
                      Py_TYPE(x)->tp_name);

@@ -79,6 +79,7 @@ extern PyObject *pjpy_dlpack_error;
 /* pjrt_dlpack.DLPackCopyError: a DLPackError and a ValueError, for a
  * from_dlpack whose device= needs a copy that copy=False forbids. */
 extern PyObject *pjpy_dlpack_copy_error;
+extern PyObject *pjpy_not_dlpack_error; /* AttributeError and TypeError */
 
 /* Creates the exception types; 0 on success, -1 with an exception set. */
 int pjpy_errors_init(PyObject *module);

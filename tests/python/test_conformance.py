@@ -133,8 +133,6 @@ def test_failures_are_buffer_errors(cpu):
         buf.__dlpack__(max_version=(1, 0))
 
 
-@pytest.mark.xfail(strict=True, reason="python/dlpack_protocol.c raises DLPackError, not a "
-                   "ValueError, when dl_device needs a copy and copy=False")
 def test_dl_device_needing_a_copy_with_copy_false(xpu):
     """The standard (dl_device): a copy needed for dl_device with copy=False
     is a ValueError; (copy): a BufferError. DLPackCopyError is both."""
@@ -247,9 +245,50 @@ def test_consumer_asks_for_our_version_and_no_stream_on_the_host(cpu):
     assert calls[-1] == dict(max_version=(1, 3), copy=False)
 
 
-@pytest.mark.xfail(strict=True, reason="python/from_dlpack.c raises TypeError; the array API "
-                   "(2023.12) asks AttributeError for an input without __dlpack__")
 def test_input_without_dlpack_is_an_attribute_error(cpu):
     with pytest.raises(AttributeError) as e:
         cpu.from_dlpack([1, 2, 3])
     assert isinstance(e.value, TypeError)  # and still what callers catch today
+
+
+@pytest.fixture
+def xpu_as(plugin):
+    """The xpu platform registered, for one test, as another device type,
+    so that the stream rules of CUDA and ROCm can be checked without a GPU;
+    the registration is put back after."""
+    registered = []
+
+    def as_type(device_type):
+        pjrt_dlpack.register_platform("xpu", device_type)
+        registered.append(device_type)
+        return plugin.client(platform="xpu")
+
+    yield as_type
+    if registered:
+        pjrt_dlpack.register_platform("xpu", pjrt_dlpack.kDLOneAPI)
+
+
+@pytest.mark.parametrize("stream", [-2, -100])
+def test_stream_below_minus_one_is_never_a_stream(cpu, xpu, stream):
+    for client in (cpu, xpu):
+        buf = client.buffer(np.arange(4, dtype=np.float32))
+        with pytest.raises(BufferError, match="not a stream"):
+            buf.__dlpack__(stream=stream)
+
+
+def test_stream_0_is_refused_on_cuda(xpu_as):
+    client = xpu_as(pjrt_dlpack.kDLCUDA)
+    buf = client.buffer(np.arange(4, dtype=np.float32))
+    assert buf.__dlpack_device__()[0] == pjrt_dlpack.kDLCUDA
+    with pytest.raises(BufferError, match="ambiguous on CUDA"):
+        buf.__dlpack__(stream=0)
+    buf.__dlpack__(stream=-1)  # no synchronization: always allowed
+
+
+@pytest.mark.parametrize("stream", [1, 2])
+def test_cuda_default_streams_are_refused_on_rocm(xpu_as, stream):
+    client = xpu_as(pjrt_dlpack.kDLROCM)
+    buf = client.buffer(np.arange(4, dtype=np.float32))
+    assert buf.__dlpack_device__()[0] == pjrt_dlpack.kDLROCM
+    with pytest.raises(BufferError, match="ROCm"):
+        buf.__dlpack__(stream=stream)
