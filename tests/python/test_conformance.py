@@ -3,55 +3,14 @@ from_dlpack, clause by clause (docs/conformance.md): the rows whose test is
 here. Runs with Debian's NumPy 1.24 / PyTorch 1.13 and in the modern
 environment; the capsules are inspected and altered through ctypes, laid out
 as the DLPack 1.x ABI lays them out."""
-import ctypes
-
 import numpy as np
 import pytest
 import torch
 
 import pjrt_dlpack
 
-READ_ONLY = 1 << 0
-IS_COPIED = 1 << 1
-
-_api = ctypes.pythonapi
-_api.PyCapsule_GetName.restype = ctypes.c_char_p
-_api.PyCapsule_GetName.argtypes = [ctypes.py_object]
-_api.PyCapsule_GetPointer.restype = ctypes.c_void_p
-_api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-
-
-class _DLTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int),
-                ("device_id", ctypes.c_int32), ("ndim", ctypes.c_int32),
-                ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16),
-                ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
-
-
-class _Versioned(ctypes.Structure):
-    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32),
-                ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p),
-                ("flags", ctypes.c_uint64), ("dl_tensor", _DLTensor)]
-
-
-class _Legacy(ctypes.Structure):
-    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
-                ("deleter", ctypes.c_void_p)]
-
-
-def name(capsule):
-    return _api.PyCapsule_GetName(capsule).decode()
-
-
-def versioned(capsule):
-    assert name(capsule) == "dltensor_versioned"
-    return _Versioned.from_address(_api.PyCapsule_GetPointer(capsule, b"dltensor_versioned"))
-
-
-def legacy(capsule):
-    assert name(capsule) == "dltensor"
-    return _Legacy.from_address(_api.PyCapsule_GetPointer(capsule, b"dltensor"))
+from dlpack_ctypes import IS_COPIED, READ_ONLY, legacy, versioned  # noqa: E402
+from dlpack_ctypes import capsule_name as name  # noqa: E402
 
 
 class Producer:
@@ -83,7 +42,7 @@ def test_exported_fields(client):
         assert bool(t.strides) and [t.strides[0], t.strides[1]] == [4, 1]
         assert t.byte_offset == 0
         assert t.data == buf.unsafe_buffer_pointer()
-        assert (t.device_type, t.device_id) == buf.__dlpack_device__()
+        assert (t.device.device_type, t.device.device_id) == buf.__dlpack_device__()
     host = client.buffer(np.array(5.0, dtype=np.float32))  # 0-d
     scalar = host.__dlpack__(max_version=(1, 0))
     assert versioned(scalar).dl_tensor.ndim == 0

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import pjrt_dlpack
-from exchange_abi import (
+from dlpack_ctypes import (
     IS_COPIED,
     KDL_CPU,
     KDL_METAL,

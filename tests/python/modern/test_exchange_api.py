@@ -19,7 +19,7 @@ import torch.utils.dlpack
 import pjrt_dlpack
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from exchange_abi import IS_COPIED, READ_ONLY, CountingDeleter, HostTensor, Table, managed  # noqa: E402
+from dlpack_ctypes import IS_COPIED, READ_ONLY, CountingDeleter, HostTensor, Table, managed  # noqa: E402
 
 
 @pytest.fixture(scope="module")

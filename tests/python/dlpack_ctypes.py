@@ -1,8 +1,9 @@
-"""ctypes access to a DLPack C exchange API table (DLPack 1.3), for the
-tests of test_exchange_self.py (both environments) and
-modern/test_exchange_api.py: the structs as the DLPack 1.x ABI lays them
-out, a Table wrapper calling a producer's functions as a C consumer would,
-and tensors made here whose deleter counts its calls."""
+"""DLPack through ctypes, for the tests (both environments and modern/):
+the structs as the DLPack 1.x ABI lays them out, capsule inspection
+(names, validity, the tensor inside), a DLPack C exchange API table wrapper
+calling a producer's functions as a C consumer would, and tensors made here
+whose deleter counts its calls. The one home of these declarations in the
+tests."""
 import ctypes
 
 KDL_CPU = 1
@@ -37,6 +38,48 @@ class DLManagedTensorVersioned(ctypes.Structure):
     _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32),
                 ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p),
                 ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor)]
+
+
+class DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p)]
+
+
+# ------------------------------------------------------ capsules via ctypes
+
+_api = ctypes.pythonapi
+_api.PyCapsule_GetName.restype = ctypes.c_char_p
+_api.PyCapsule_GetName.argtypes = [ctypes.py_object]
+_api.PyCapsule_IsValid.restype = ctypes.c_int
+_api.PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+_api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+def capsule_name(capsule):
+    return _api.PyCapsule_GetName(capsule).decode()
+
+
+def capsule_valid(capsule, name):
+    return bool(_api.PyCapsule_IsValid(capsule, name.encode()))
+
+
+def versioned(capsule):
+    """The DLManagedTensorVersioned of an unconsumed versioned capsule: a
+    view into the producer's struct, which keeps the capsule alive."""
+    assert capsule_name(capsule) == "dltensor_versioned"
+    t = DLManagedTensorVersioned.from_address(
+        _api.PyCapsule_GetPointer(capsule, b"dltensor_versioned"))
+    t.capsule = capsule  # the struct lives as long as its capsule
+    return t
+
+
+def legacy(capsule):
+    """The DLManagedTensor of an unconsumed legacy capsule."""
+    assert capsule_name(capsule) == "dltensor"
+    t = DLManagedTensor.from_address(_api.PyCapsule_GetPointer(capsule, b"dltensor"))
+    t.capsule = capsule
+    return t
 
 
 class Header(ctypes.Structure):
