@@ -57,7 +57,7 @@ plugins: build
 	@bash scripts/plugins.sh info $(BUILD)
 
 format:
-	clang-format -i $$(git ls-files '*.c' '*.h')
+	clang-format -i $$(git ls-files '*.c' '*.h' '*.cpp')
 
 clean:
 	rm -rf build build-*

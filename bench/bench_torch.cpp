@@ -108,10 +108,14 @@ int main(int argc, char **argv) {
     {
         TorchCase t1 = make_case(m1, r1, c1), t2 = make_case(m2, r2, c2);
         bench_case cases[] = {
-            {PJDL_BENCH_PREFIX "torch.to.1k", loop_to, &t1, 0},     {PJDL_BENCH_PREFIX "lib.export.1k", bench_loop_export, v1, 0},
-            {PJDL_BENCH_PREFIX "torch.from.1k", loop_from, &t1, 0}, {PJDL_BENCH_PREFIX "lib.import.1k", bench_loop_import_view, v1, 0},
-            {PJDL_BENCH_PREFIX "torch.to.1g", loop_to, &t2, 0},     {PJDL_BENCH_PREFIX "lib.export.1g", bench_loop_export, v2, 0},
-            {PJDL_BENCH_PREFIX "torch.from.1g", loop_from, &t2, 0}, {PJDL_BENCH_PREFIX "lib.import.1g", bench_loop_import_view, v2, 0},
+            {PJDL_BENCH_PREFIX "torch.to.1k", loop_to, &t1, 0},
+            {PJDL_BENCH_PREFIX "lib.export.1k", bench_loop_export, v1, 0},
+            {PJDL_BENCH_PREFIX "torch.from.1k", loop_from, &t1, 0},
+            {PJDL_BENCH_PREFIX "lib.import.1k", bench_loop_import_view, v1, 0},
+            {PJDL_BENCH_PREFIX "torch.to.1g", loop_to, &t2, 0},
+            {PJDL_BENCH_PREFIX "lib.export.1g", bench_loop_export, v2, 0},
+            {PJDL_BENCH_PREFIX "torch.from.1g", loop_from, &t2, 0},
+            {PJDL_BENCH_PREFIX "lib.import.1g", bench_loop_import_view, v2, 0},
         };
         bench_interleave(cases, sizeof cases / sizeof cases[0], rounds, batch);
     }

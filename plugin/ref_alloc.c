@@ -10,7 +10,7 @@
  * so an allocation pays for one counter, not two. */
 static atomic_long live_unowned;
 static pthread_mutex_t clients_mu = PTHREAD_MUTEX_INITIALIZER;
-static PJRT_Client *clients; /* live clients, linked by alloc_next */
+static PJRT_Client *clients;   /* live clients, linked by alloc_next */
 static atomic_llong alloc_seq; /* allocations since the last fail_nth call */
 static atomic_llong fail_at;   /* 0 = never fail */
 /* Allocations are numbered only once a test has called ref_alloc_fail_nth:

@@ -217,7 +217,7 @@ struct PJRT_Device {
 /* PJRT_Client.hold: references in the high half, live allocations
  * attributed to the client (buffers, storage, queued work) in the low half. */
 #define REF_HOLD_REF ((uint64_t)1 << 32)
-#define REF_HOLD_ALLOCS(hold) ((int64_t)((hold) & 0xffffffffu))
+#define REF_HOLD_ALLOCS(hold) ((int64_t)((hold)&0xffffffffu))
 
 struct PJRT_Client {
     /* What keeps the client alive: a reference (the creator's, until

@@ -9,7 +9,7 @@ set -euo pipefail
 packages=(
     build-essential cmake pkg-config
     libcmocka-dev
-    clang libclang-rt-14-dev
+    clang libclang-rt-14-dev clang-format
     valgrind
     python3-dev python3-numpy python3-pytest python3-torch python3-pip python3-venv
     libtorch-dev gnuplot-nox

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test. The main build's tests first (C tests, Python tests, the
-# examples), then the C tests again in sanitizer builds, each in its own
-# build directory:
+# Runs every test. The format check first (scripts/check-format.sh), then
+# the main build's tests (C tests, Python tests, the examples), then the C
+# tests again in sanitizer builds, each in its own build directory:
 #   build-asan  AddressSanitizer + UndefinedBehaviorSanitizer, no recovery
 #   build-tsan  ThreadSanitizer: the plugin tests and every test labelled
 #               "threads" or "stream"
@@ -9,6 +9,9 @@
 set -euo pipefail
 build=${1:-build}
 jobs=$(nproc)
+
+echo "== format"
+bash "$(dirname "$0")/check-format.sh"
 
 echo "== tests: main build ($build)"
 ctest --test-dir "$build" --output-on-failure -j "$jobs"

@@ -226,7 +226,7 @@ pjdl_code pjdl_tensor_check(const DLTensor *t, pjdl_layout *out) {
 
     uintptr_t addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
     size_t align = l->elem_size & (~l->elem_size + 1); /* lowest set bit */
-    l->aligned = (addr & (align - 1)) == 0; /* align is a power of two */
+    l->aligned = (addr & (align - 1)) == 0;            /* align is a power of two */
     if (l->num_elements == 0) {
         c_order(l->minor_to_major, l->ndim);
         return PJDL_OK;
