@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "ref_internal.h"
-#include "../src/strided_copy.h" /* the kernel, shared with libpjrt_dlpack */
+#include "strided_copy.h" /* common/: the kernel, shared with libpjrt_dlpack */
 
 #define INVALID(...) ref_error(PJRT_Error_Code_INVALID_ARGUMENT, __VA_ARGS__)
 
@@ -256,7 +256,7 @@ bool ref_strides_disjoint(const int64_t *dims, size_t n, size_t element_size,
     return true;
 }
 
-/* The copy itself is the project's one strided copy kernel, src/strided_copy.c,
+/* The copy itself is the project's one strided copy kernel, common/strided_copy.c,
  * which this plugin compiles into itself (it does not link libpjrt_dlpack):
  * cache-blocked transpositions with SSE2 register transposes, memcpy for
  * contiguous runs, element by element otherwise. */

@@ -151,8 +151,8 @@ build_cc() {
     local f objs=()
 
     # libpjrt_dlpack: shared and static, from the same objects.
-    for f in "$root"/src/*.c; do
-        step "$cc" "${flags[@]}" -fvisibility=hidden -I"$root/src" \
+    for f in "$root"/src/*.c "$root"/common/*.c; do
+        step "$cc" "${flags[@]}" -fvisibility=hidden -I"$root/src" -I"$root/common" \
             -c "$f" -o "$dir/obj/src/$(basename "${f%.c}").o" || return 1
         objs+=("$dir/obj/src/$(basename "${f%.c}").o")
     done
@@ -164,8 +164,8 @@ build_cc() {
     # The reference plugin (the command's default plugin) with the strided
     # copy kernel compiled in, as plugin/CMakeLists.txt does.
     objs=()
-    for f in "$root"/plugin/*.c "$root/src/strided_copy.c"; do
-        step "$cc" "${flags[@]}" -fvisibility=hidden \
+    for f in "$root"/plugin/*.c "$root"/common/*.c; do
+        step "$cc" "${flags[@]}" -fvisibility=hidden -I"$root/common" \
             -c "$f" -o "$dir/obj/plugin/$(basename "${f%.c}").o" || return 1
         objs+=("$dir/obj/plugin/$(basename "${f%.c}").o")
     done

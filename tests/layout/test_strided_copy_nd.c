@@ -1,4 +1,4 @@
-/* pjdl_strided_copy_nd (src/strided_copy.c), the kernel shared by the
+/* pjdl_strided_copy_nd (common/strided_copy.c), the kernel shared by the
  * library and the reference plugin, against a plain loop over every index:
  * transpositions of sizes that are not multiples of the tiles, every element
  * size the vector paths have (and odd ones), unaligned pointers, copies large

@@ -1,5 +1,5 @@
 /* The reference plugin's strided transfers, which run the project's strided
- * copy kernel (src/strided_copy.c): BufferFromHostBuffer from transposed and
+ * copy kernel (common/strided_copy.c): BufferFromHostBuffer from transposed and
  * permuted byte strides, and ToHostBuffer into transposed host layouts, for
  * every element size, sizes that are not multiples of the kernel's tiles and
  * unaligned host pointers, on cpu (copied during the call) and xpu (copied on
