@@ -45,6 +45,8 @@ extern "C" {
 #define PJDL_API __attribute__((visibility("default")))
 #endif
 
+/* The project's version, in its one place: CMake, the reference plugin and
+ * the Python package read it from here. */
 #define PJDL_VERSION_MAJOR 0
 #define PJDL_VERSION_MINOR 1
 #define PJDL_VERSION_PATCH 0

@@ -38,7 +38,11 @@
 
 #include "pjrt_dlpack/pjrt_abi.h"
 
-#define REF_VERSION "0.1.0"
+/* REF_VERSION, the plugin's version string, comes from the build (the
+ * project version, include/pjrt_dlpack.h). */
+#ifndef REF_VERSION
+#error "REF_VERSION must be defined by the build (plugin/CMakeLists.txt)"
+#endif
 #define REF_MAX_DIMS 64
 #define REF_MAX_DEVICES 64
 #define REF_DATA_ALIGN 64

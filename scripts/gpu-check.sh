@@ -164,8 +164,13 @@ build_cc() {
     # The reference plugin (the command's default plugin) with the strided
     # copy kernel compiled in, as plugin/CMakeLists.txt does.
     objs=()
+    # The plugin's version string is the project's, from the public header.
+    local version
+    version=$(sed -n 's/^#define PJDL_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' \
+        "$root/include/pjrt_dlpack.h" | paste -sd.)
     for f in "$root"/plugin/*.c "$root"/common/*.c; do
         step "$cc" "${flags[@]}" -fvisibility=hidden -I"$root/common" \
+            "-DREF_VERSION=\"$version\"" \
             -c "$f" -o "$dir/obj/plugin/$(basename "${f%.c}").o" || return 1
         objs+=("$dir/obj/plugin/$(basename "${f%.c}").o")
     done

@@ -82,7 +82,7 @@ static void not_a_plugin(void **state) {
 
 static void versions_and_codes(void **state) {
     (void)state;
-    assert_string_equal(pjdl_version(), "0.1.0");
+    assert_string_equal(pjdl_version(), PJDL_EXPECTED_VERSION); /* the build's */
     assert_string_equal(pjdl_code_name(PJDL_FAILED_PRECONDITION), "FAILED_PRECONDITION");
     assert_string_equal(pjdl_code_name(PJDL_OK), "OK");
 }

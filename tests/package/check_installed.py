@@ -61,12 +61,13 @@ import pjrt_dlpack  # noqa: E402
 
 package_dir = os.path.dirname(os.path.abspath(pjrt_dlpack.__file__))
 check(package_dir.startswith(os.path.abspath(sys.prefix)), f"imported from the venv: {package_dir}")
-with open(os.path.join(source_dir, "CMakeLists.txt"), encoding="utf-8") as f:
-    cmake_version = re.search(r"project\([^)]*\bVERSION\s+([0-9.]+)", f.read()).group(1)
+with open(os.path.join(source_dir, "include", "pjrt_dlpack.h"), encoding="utf-8") as f:
+    parts = dict(re.findall(r"^#define PJDL_VERSION_(MAJOR|MINOR|PATCH) (\d+)$", f.read(), re.M))
+header_version = "{MAJOR}.{MINOR}.{PATCH}".format(**parts)
 dist_version = importlib.metadata.version("pjrt-dlpack")
 check(
-    dist_version == cmake_version == pjrt_dlpack.__version__,
-    f"one version: wheel {dist_version}, CMake {cmake_version}, module {pjrt_dlpack.__version__}",
+    dist_version == header_version == pjrt_dlpack.__version__,
+    f"one version: wheel {dist_version}, header {header_version}, module {pjrt_dlpack.__version__}",
 )
 
 plugin = pjrt_dlpack.load_plugin()

@@ -5,9 +5,15 @@
 
 #include "pjrt_dlpack.h"
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 int main(int argc, char **argv) {
     pjdl_plugin *plugin = NULL;
-    if (strcmp(pjdl_version(), "0.1.0") != 0 || argc < 2)
+    /* The installed header and the installed library agree. */
+    const char *header_version =
+        STR(PJDL_VERSION_MAJOR) "." STR(PJDL_VERSION_MINOR) "." STR(PJDL_VERSION_PATCH);
+    if (strcmp(pjdl_version(), header_version) != 0 || argc < 2)
         return 1;
     const char *path = strcmp(argv[1], "default") == 0 ? NULL : argv[1];
     if (pjdl_plugin_load(path, &plugin) != PJDL_OK) {
