@@ -66,6 +66,9 @@ static void check_option(const char *text) {
     }
 }
 
+/* libFuzzer's entry point (it declares none for C). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (fz_quiet == NULL) {
         fz_quiet = fopen("/dev/null", "w");

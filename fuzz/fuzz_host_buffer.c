@@ -170,6 +170,9 @@ static bool span_of(const int64_t *dims, size_t n, const int64_t *strides, size_
     return true;
 }
 
+/* libFuzzer's entry point (it declares none for C). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const size_t odd_ndims[8] = {8, 63, 64, 65, 200, 0, 1, 3};
     if (api == NULL)

@@ -135,6 +135,9 @@ static void compare(pjdl_buffer *buf, const unsigned char *base, const int64_t *
     free(out);
 }
 
+/* libFuzzer's entry point (it declares none for C). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const int32_t odd_ndims[8] = {-1, 64, 65, 127, INT32_MIN, 7, 100, 2};
     if (client == NULL)

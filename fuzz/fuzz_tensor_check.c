@@ -118,6 +118,9 @@ static void copy_and_compare(DLTensor t, const pjdl_layout *first) {
     free(dst);
 }
 
+/* libFuzzer's entry point (it declares none for C). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const int32_t odd_ndims[8] = {-1, -128, 64, 65, 127, INT32_MIN, 7, 100};
     static _Alignas(64) unsigned char probe[64];

@@ -214,6 +214,10 @@ static void api_init(void) {
     fill_slots(&api);
 }
 
+/* The plugin's one exported symbol; no header declares it (a plugin is
+ * found with dlsym). */
+REF_EXPORT const PJRT_Api *GetPjrtApi(void);
+
 REF_EXPORT const PJRT_Api *GetPjrtApi(void) {
     pthread_once(&api_once, api_init);
     return &api;

@@ -135,6 +135,8 @@ static int register_atexit(PyObject *module) {
     return 0;
 }
 
+PyMODINIT_FUNC PyInit__pjrt_dlpack(void); /* found by the import system */
+
 PyMODINIT_FUNC PyInit__pjrt_dlpack(void) {
     PyTypeObject *types[] = {&pjpy_plugin_type, &pjpy_client_type, &pjpy_device_type,
                              &pjpy_memory_type, &pjpy_buffer_type};

@@ -3,6 +3,8 @@
 
 #include "pjrt_dlpack/pjrt_abi.h"
 
+__attribute__((visibility("default"))) const PJRT_Api *pjdl_gone_api(void);
+
 __attribute__((visibility("default"))) const PJRT_Api *pjdl_gone_api(void) {
     return NULL;
 }

@@ -38,6 +38,9 @@ static void init(void) {
     result = shim_install(&copy);
 }
 
+/* The exported entry point; found with dlsym, declared by no header. */
+__attribute__((visibility("default"))) const PJRT_Api *GetPjrtApi(void);
+
 __attribute__((visibility("default"))) const PJRT_Api *GetPjrtApi(void) {
     pthread_once(&once, init);
     return result;

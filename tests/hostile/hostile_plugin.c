@@ -15,6 +15,9 @@
 
 static hostile_config cfg;
 
+/* Found with dlsym by the tests (hostile.h). */
+__attribute__((visibility("default"))) hostile_config *hostile_control(void);
+
 __attribute__((visibility("default"))) hostile_config *hostile_control(void) {
     return &cfg;
 }

@@ -29,6 +29,8 @@ static PJRT_Error *fake_initialize(PJRT_Plugin_Initialize_Args *args) {
 
 static PJRT_Api fake_api;
 
+__attribute__((visibility("default"))) const PJRT_Api *GetPjrtApi(void);
+
 __attribute__((visibility("default"))) const PJRT_Api *GetPjrtApi(void) {
     fake_api.struct_size = PJRT_Api_STRUCT_SIZE;
     fake_api.pjrt_api_version.struct_size = PJRT_Api_Version_STRUCT_SIZE;
