@@ -7,9 +7,10 @@
  * "CUDA", "Cuda" and "cuda" are the same platform, and registering "Foo"
  * replaces an earlier "foo". Memory kinds are compared exactly.
  *
- * The registry is the library's only global mutable state. It is guarded by
- * a reader-writer lock: lookups take the read side and never allocate;
- * registration takes the write side. */
+ * The registry is process-wide mutable state (docs/design.md lists the rest:
+ * the table of initialized plugins, the test build's fault injection, the
+ * thread-local error). It is guarded by a reader-writer lock: lookups take
+ * the read side and never allocate; registration takes the write side. */
 #ifndef PJDL_SRC_PLATFORM_H_
 #define PJDL_SRC_PLATFORM_H_
 

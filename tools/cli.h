@@ -4,7 +4,8 @@
  * One concern per file: main.c (dispatch, help, exit codes), args.c
  * (command-line parsing), plugin_open.c (finding and loading the plugin,
  * creating the client), raw.c (direct PJRT calls), json.c (JSON output),
- * report.c (check results, progress), info.c, check*.c, bench.c.
+ * util.c (progress, names, time), info.c, check*.c (check.c runs them and
+ * reports), bench.c.
  */
 #ifndef PJDL_CLI_H
 #define PJDL_CLI_H
