@@ -372,14 +372,21 @@ static void run_forked(ck_ctx *ctx, const ck_def *d, ck_result *r) {
     if (timed_out)
         ck_fail(r, "the check did not finish within %d s (a wait that never ends?)",
                 CHECK_TIMEOUT_S);
-    else if (WIFSIGNALED(status) && d->crash_is_unsupported)
+    else if (d->crash_is_unsupported) {
+        /* A signal, or an exit without a report (a runtime that turns the
+         * plugin's abort into exit(1), as AddressSanitizer does). */
+        char how[64];
+        if (WIFSIGNALED(status))
+            snprintf(how, sizeof how, "signal %d, %s", WTERMSIG(status),
+                     strsignal(WTERMSIG(status)));
+        else
+            snprintf(how, sizeof how, "exit %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         ck_unsupported(r,
-                       "the plugin does not refuse malformed requests: it crashed the process "
-                       "(signal %d, %s) on %s. The C API does not require it to validate, so "
-                       "callers must (libpjrt_dlpack checks everything before calling)",
-                       WTERMSIG(status), strsignal(WTERMSIG(status)),
-                       step_page && step_page[0] ? step_page : "its first request");
-    else if (WIFSIGNALED(status))
+                       "the plugin does not refuse malformed requests: it ended the process "
+                       "(%s) on %s. The C API does not require it to validate, so callers must "
+                       "(libpjrt_dlpack checks everything before calling)",
+                       how, step_page && step_page[0] ? step_page : "its first request");
+    } else if (WIFSIGNALED(status))
         ck_fail(r, "the check crashed: signal %d (%s)%s%s; run with --no-fork under a debugger",
                 WTERMSIG(status), strsignal(WTERMSIG(status)),
                 step_page && step_page[0] ? " during: " : "", step_page ? step_page : "");
