@@ -1,4 +1,4 @@
-/* pjdl_strided_copy_nd: the strided copy kernel (see strided_copy.h), shared
+/* pjdl__strided_copy_nd: the strided copy kernel (see strided_copy.h), shared
  * by the library and the reference plugin.
  *
  * The transposition kernel ("plane") copies a 2-d slice whose destination
@@ -386,9 +386,9 @@ static int simplify(const int64_t *dst_strides, const int64_t *src_strides, cons
 
 typedef enum { KERNEL_RUN, KERNEL_PLANE, KERNEL_GATHER } kernel_kind;
 
-void pjdl_strided_copy_nd(void *dst_, const int64_t *dst_strides, const void *src_,
-                          const int64_t *src_strides, const int64_t *dims, size_t ndim,
-                          size_t elem_size) {
+void pjdl__strided_copy_nd(void *dst_, const int64_t *dst_strides, const void *src_,
+                           const int64_t *src_strides, const int64_t *dims, size_t ndim,
+                           size_t elem_size) {
     char *dst = dst_;
     const char *src = src_;
     const size_t es = elem_size;

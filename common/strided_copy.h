@@ -1,5 +1,5 @@
 /* The strided copy kernel: one n-dimensional array from any byte strides to
- * any others. Shared by libpjrt_dlpack (layout.h's pjdl_strided_copy, the
+ * any others. Shared by libpjrt_dlpack (layout.h's pjdl__strided_copy, the
  * import copy) and the reference plugin (plugin/ref_layout.c, every
  * transfer), which compiles strided_copy.c into itself: the file depends on
  * nothing but the C library (and SSE2 intrinsics on x86-64). Pure: no
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The most dimensions pjdl_strided_copy_nd takes (the library's and the
+/* The most dimensions pjdl__strided_copy_nd takes (the library's and the
  * plugin's limit). */
 #define PJDL_STRIDED_COPY_MAX_DIMS 64
 
@@ -34,8 +34,8 @@
  *    contiguously), 0.5-0.65x memcpy bandwidth for a 4096 x 4096 f32
  *    transpose; copies of 8 MiB or more write with non-temporal stores;
  *  - otherwise element by element. */
-void pjdl_strided_copy_nd(void *dst, const int64_t *dst_strides, const void *src,
-                          const int64_t *src_strides, const int64_t *dims, size_t ndim,
-                          size_t elem_size);
+void pjdl__strided_copy_nd(void *dst, const int64_t *dst_strides, const void *src,
+                           const int64_t *src_strides, const int64_t *dims, size_t ndim,
+                           size_t elem_size);
 
 #endif

@@ -1,5 +1,5 @@
-/* libFuzzer target: pjdl_tensor_check on arbitrary DLTensor metadata, and
- * pjdl_strided_copy on every tensor it accepts, with real memory behind it.
+/* libFuzzer target: pjdl__tensor_check on arbitrary DLTensor metadata, and
+ * pjdl__strided_copy on every tensor it accepts, with real memory behind it.
  *
  * Input format (missing bytes read as 0):
  *   ndim selector (1 byte): < 0xF8: ndim = value % 7; else one of the
@@ -92,12 +92,12 @@ static void copy_and_compare(DLTensor t, const pjdl_layout *first) {
     t.data = src;
     t.byte_offset = (uint64_t)-first->lo;
     pjdl_layout l;
-    if (pjdl_tensor_check(&t, &l) != PJDL_OK)
+    if (pjdl__tensor_check(&t, &l) != PJDL_OK)
         fail("accepted metadata rejected over real memory");
     if (l.kind != first->kind || l.nbytes != first->nbytes || l.lo != first->lo ||
         l.hi != first->hi)
         fail("layout depends on the data address");
-    pjdl_strided_copy(dst, src - first->lo, &l);
+    pjdl__strided_copy(dst, src - first->lo, &l);
 
     /* Naive walk over (at most) a few thousand evenly spread elements. */
     uint64_t step = l.num_elements / 4096 + 1;
@@ -149,9 +149,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     t.strides = (flags & 1) ? NULL : strides;
     t.data = (flags & 2) ? NULL : probe;
 
-    pjdl_clear_error();
+    pjdl__clear_error();
     pjdl_layout l;
-    pjdl_code code = pjdl_tensor_check(&t, &l);
+    pjdl_code code = pjdl__tensor_check(&t, &l);
     if (code != PJDL_OK) {
         if (code != PJDL_INVALID_ARGUMENT && code != PJDL_UNIMPLEMENTED)
             fail("unexpected error code");

@@ -264,5 +264,5 @@ _Static_assert(REF_MAX_DIMS <= PJDL_STRIDED_COPY_MAX_DIMS, "the kernel takes eve
 void ref_strided_copy(char *dst, const int64_t *dst_strides, const char *src,
                       const int64_t *src_strides, const int64_t *dims, size_t n,
                       size_t element_size) {
-    pjdl_strided_copy_nd(dst, dst_strides, src, src_strides, dims, n, element_size);
+    pjdl__strided_copy_nd(dst, dst_strides, src, src_strides, dims, n, element_size);
 }

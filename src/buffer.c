@@ -5,12 +5,12 @@
 #include "import.h"
 #include "internal.h"
 
-void pjdl_pjrt_buffer_destroy(const PJRT_Api *api, PJRT_Buffer *buffer) {
-    if (buffer == NULL || !pjdl_slot_present(api, offsetof(PJRT_Api, PJRT_Buffer_Destroy)))
+void pjdl__pjrt_buffer_destroy(const PJRT_Api *api, PJRT_Buffer *buffer) {
+    if (buffer == NULL || !pjdl__slot_present(api, offsetof(PJRT_Api, PJRT_Buffer_Destroy)))
         return;
     PJRT_Buffer_Destroy_Args args = {.struct_size = PJRT_Buffer_Destroy_Args_STRUCT_SIZE,
                                      .buffer = buffer};
-    pjdl_drop_error(api, api->PJRT_Buffer_Destroy(&args));
+    pjdl__drop_error(api, api->PJRT_Buffer_Destroy(&args));
 }
 
 static pjdl_code read_type_and_dims(const pjdl_plugin *p, PJRT_Buffer *pjrt, PJRT_Buffer_Type *type,
@@ -22,33 +22,33 @@ static pjdl_code read_type_and_dims(const pjdl_plugin *p, PJRT_Buffer *pjrt, PJR
         return code;
     PJRT_Buffer_ElementType_Args t = {.struct_size = PJRT_Buffer_ElementType_Args_STRUCT_SIZE,
                                       .buffer = pjrt};
-    code =
-        pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_ElementType(&t), "PJRT_Buffer_ElementType");
+    code = pjdl__take_error_ctx(p->api, p->api->PJRT_Buffer_ElementType(&t),
+                                "PJRT_Buffer_ElementType");
     if (code != PJDL_OK)
         return code;
     PJRT_Buffer_Dimensions_Args d = {.struct_size = PJRT_Buffer_Dimensions_Args_STRUCT_SIZE,
                                      .buffer = pjrt};
     code =
-        pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_Dimensions(&d), "PJRT_Buffer_Dimensions");
+        pjdl__take_error_ctx(p->api, p->api->PJRT_Buffer_Dimensions(&d), "PJRT_Buffer_Dimensions");
     if (code != PJDL_OK)
         return code;
     if (d.num_dims > PJDL_MAX_RANK)
-        return pjdl_fail(PJDL_UNIMPLEMENTED,
-                         "PJRT_Buffer_Dimensions reports %zu dimensions; at most %d are supported",
-                         d.num_dims, PJDL_MAX_RANK);
+        return pjdl__fail(PJDL_UNIMPLEMENTED,
+                          "PJRT_Buffer_Dimensions reports %zu dimensions; at most %d are supported",
+                          d.num_dims, PJDL_MAX_RANK);
     if (d.num_dims > 0 && d.dims == NULL)
-        return pjdl_fail(PJDL_INTERNAL,
-                         "PJRT_Buffer_Dimensions reports %zu dimensions but returned dims NULL",
-                         d.num_dims);
+        return pjdl__fail(PJDL_INTERNAL,
+                          "PJRT_Buffer_Dimensions reports %zu dimensions but returned dims NULL",
+                          d.num_dims);
     for (size_t i = 0; i < d.num_dims; i++)
         if (d.dims[i] < 0)
-            return pjdl_fail(PJDL_INTERNAL, "PJRT_Buffer_Dimensions reports dimension %zu as %lld",
-                             i, (long long)d.dims[i]);
+            return pjdl__fail(PJDL_INTERNAL, "PJRT_Buffer_Dimensions reports dimension %zu as %lld",
+                              i, (long long)d.dims[i]);
     if (t.type == PJRT_Buffer_Type_INVALID || strcmp(pjdl_pjrt_type_name(t.type), "invalid") == 0)
-        return pjdl_fail(PJDL_UNIMPLEMENTED,
-                         "PJRT_Buffer_ElementType reports element type %d, which is not a "
-                         "PJRT_Buffer_Type this library knows",
-                         (int)t.type);
+        return pjdl__fail(PJDL_UNIMPLEMENTED,
+                          "PJRT_Buffer_ElementType reports element type %d, which is not a "
+                          "PJRT_Buffer_Type this library knows",
+                          (int)t.type);
     *type = t.type;
     *dims = d.dims;
     *ndim = d.num_dims;
@@ -63,24 +63,24 @@ static pjdl_code read_placement(pjdl_buffer *b) {
         return code;
     PJRT_Buffer_Device_Args d = {.struct_size = PJRT_Buffer_Device_Args_STRUCT_SIZE,
                                  .buffer = b->buffer};
-    code = pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_Device(&d), "PJRT_Buffer_Device");
+    code = pjdl__take_error_ctx(p->api, p->api->PJRT_Buffer_Device(&d), "PJRT_Buffer_Device");
     if (code != PJDL_OK)
         return code;
-    b->device = pjdl_client_lookup_device(b->client, d.device);
+    b->device = pjdl__client_lookup_device(b->client, d.device);
     if (b->device == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "the buffer's device is not an addressable device of this client");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "the buffer's device is not an addressable device of this client");
     b->memory = b->device->default_memory;
     if (PJDL_HAS(p, PJRT_Buffer_Memory)) {
         PJRT_Buffer_Memory_Args m = {.struct_size = PJRT_Buffer_Memory_Args_STRUCT_SIZE,
                                      .buffer = b->buffer};
         PJRT_Error *error = p->api->PJRT_Buffer_Memory(&m);
         if (error == NULL && m.memory != NULL) {
-            pjdl_memory *mem = pjdl_client_lookup_memory(b->client, m.memory);
+            pjdl_memory *mem = pjdl__client_lookup_memory(b->client, m.memory);
             if (mem != NULL)
                 b->memory = mem;
         }
-        pjdl_drop_error(p->api, error);
+        pjdl__drop_error(p->api, error);
     }
     return PJDL_OK;
 }
@@ -101,28 +101,28 @@ static pjdl_code read_layout(pjdl_buffer *b) {
     set_compact(b);
     b->layout_code = PJDL_OK;
     if (b->elem_size == 0) {
-        b->layout_code = pjdl_fail(PJDL_UNIMPLEMENTED,
-                                   "element type %s is smaller than a byte; DLPack cannot "
-                                   "describe its layout",
-                                   pjdl_pjrt_type_name(b->type));
+        b->layout_code = pjdl__fail(PJDL_UNIMPLEMENTED,
+                                    "element type %s is smaller than a byte; DLPack cannot "
+                                    "describe its layout",
+                                    pjdl_pjrt_type_name(b->type));
     } else if (PJDL_HAS(p, PJRT_Buffer_GetMemoryLayout)) {
         PJRT_Buffer_GetMemoryLayout_Args a = {
             .struct_size = PJRT_Buffer_GetMemoryLayout_Args_STRUCT_SIZE, .buffer = b->buffer};
-        pjdl_code code = pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_GetMemoryLayout(&a),
-                                             "PJRT_Buffer_GetMemoryLayout");
+        pjdl_code code = pjdl__take_error_ctx(p->api, p->api->PJRT_Buffer_GetMemoryLayout(&a),
+                                              "PJRT_Buffer_GetMemoryLayout");
         /* No layouts at all means the default, compact row-major. */
         if (code == PJDL_OK)
-            b->layout_code = pjdl_layout_to_strides(&a.layout, b->dims, (int32_t)b->ndim,
-                                                    b->elem_size, b->strides);
+            b->layout_code = pjdl__layout_to_strides(&a.layout, b->dims, (int32_t)b->ndim,
+                                                     b->elem_size, b->strides);
         if (code == PJDL_OK && b->layout_code != PJDL_OK)
-            pjdl_fail_context(b->layout_code, "PJRT_Buffer_GetMemoryLayout reports ");
+            pjdl__fail_context(b->layout_code, "PJRT_Buffer_GetMemoryLayout reports ");
         else if (code != PJDL_UNIMPLEMENTED)
             b->layout_code = code;
     }
     if (b->layout_code == PJDL_OK)
         return PJDL_OK;
     set_compact(b);
-    return pjdl_strdup(pjdl_last_error(), strlen(pjdl_last_error()), &b->layout_error);
+    return pjdl__strdup(pjdl_last_error(), strlen(pjdl_last_error()), &b->layout_error);
 }
 
 static pjdl_code compute_size(pjdl_buffer *b) {
@@ -135,11 +135,11 @@ static pjdl_code compute_size(pjdl_buffer *b) {
             n = 0;
     for (size_t i = 0; i < b->ndim && n != 0; i++)
         if (__builtin_mul_overflow(n, (size_t)b->dims[i], &n))
-            return pjdl_fail(PJDL_INTERNAL, "PJRT_Buffer_Dimensions reports dimensions whose "
-                                            "number of elements overflows");
+            return pjdl__fail(PJDL_INTERNAL, "PJRT_Buffer_Dimensions reports dimensions whose "
+                                             "number of elements overflows");
     if (__builtin_mul_overflow(n, b->elem_size, &b->size_bytes))
-        return pjdl_fail(PJDL_INTERNAL, "PJRT_Buffer_Dimensions reports dimensions whose size in "
-                                        "bytes overflows");
+        return pjdl__fail(PJDL_INTERNAL, "PJRT_Buffer_Dimensions reports dimensions whose size in "
+                                         "bytes overflows");
     return PJDL_OK;
 }
 
@@ -159,7 +159,7 @@ static pjdl_code buffer_new(pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_
                             const int64_t *dims, size_t ndim, bool owner, pjdl_buffer **out) {
     pjdl_buffer *b = NULL;
     size_t head = sizeof *b + (owner ? sizeof(import_owner) : 0);
-    pjdl_code code = pjdl_alloc(head + 2 * ndim * sizeof(int64_t), "a buffer", &b);
+    pjdl_code code = pjdl__alloc(head + 2 * ndim * sizeof(int64_t), "a buffer", &b);
     if (code != PJDL_OK)
         return code;
     atomic_init(&b->refs, 1);
@@ -179,13 +179,13 @@ static pjdl_code buffer_new(pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_
     return PJDL_OK;
 }
 
-void pjdl_buffer_free_block(pjdl_buffer *b) {
+void pjdl__buffer_free_block(pjdl_buffer *b) {
     pthread_mutex_destroy(&b->mu);
     free(b->layout_error);
     free(b);
 }
 
-pjdl_code pjdl_buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer **out) {
+pjdl_code pjdl__buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer **out) {
     PJRT_Buffer_Type type = PJRT_Buffer_Type_INVALID;
     const int64_t *dims = NULL;
     size_t ndim = 0;
@@ -197,7 +197,7 @@ pjdl_code pjdl_buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer 
         return code;
     code = buffer_fill(b);
     if (code != PJDL_OK) {
-        pjdl_buffer_free_block(b);
+        pjdl__buffer_free_block(b);
         return code;
     }
     pjdl_client_retain(client);
@@ -205,17 +205,17 @@ pjdl_code pjdl_buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer 
     return PJDL_OK;
 }
 
-pjdl_code pjdl_buffer_new_view(pjdl_client *client, PJRT_Buffer_Type type, const int64_t *dims,
-                               size_t ndim, const int64_t *minor_to_major, pjdl_device *device,
-                               pjdl_memory *memory, DLManagedTensorVersioned *versioned,
-                               DLManagedTensor *legacy, pjdl_buffer **out) {
+pjdl_code pjdl__buffer_new_view(pjdl_client *client, PJRT_Buffer_Type type, const int64_t *dims,
+                                size_t ndim, const int64_t *minor_to_major, pjdl_device *device,
+                                pjdl_memory *memory, DLManagedTensorVersioned *versioned,
+                                DLManagedTensor *legacy, pjdl_buffer **out) {
     pjdl_buffer *b = NULL;
     pjdl_code code = buffer_new(client, NULL, type, dims, ndim, true, &b);
     if (code != PJDL_OK)
         return code;
     code = compute_size(b);
     if (code != PJDL_OK) {
-        pjdl_buffer_free_block(b);
+        pjdl__buffer_free_block(b);
         return code;
     }
     b->device = device;
@@ -229,22 +229,22 @@ pjdl_code pjdl_buffer_new_view(pjdl_client *client, PJRT_Buffer_Type type, const
         b->strides[d] = (int64_t)stride;
         stride *= b->dims[d] > 0 ? (uint64_t)b->dims[d] : 1;
     }
-    pjdl_import_owner_init(b->view_owner, versioned, legacy, b);
+    pjdl__import_owner_init(b->view_owner, versioned, legacy, b);
     *out = b;
     return PJDL_OK;
 }
 
-void pjdl_buffer_view_created(pjdl_buffer *b, PJRT_Buffer *pjrt) {
+void pjdl__buffer_view_created(pjdl_buffer *b, PJRT_Buffer *pjrt) {
     b->buffer = pjrt;
     pjdl_client_retain(b->client);
 }
 
 pjdl_code pjdl_buffer_wrap(pjdl_client *client, PJRT_Buffer *pjrt_buffer, pjdl_buffer **out) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (client == NULL || pjrt_buffer == NULL || out == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "pjdl_buffer_wrap: client, pjrt_buffer and out must not be NULL");
-    return pjdl_buffer_adopt(client, pjrt_buffer, out);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "pjdl_buffer_wrap: client, pjrt_buffer and out must not be NULL");
+    return pjdl__buffer_adopt(client, pjrt_buffer, out);
 }
 
 void pjdl_buffer_retain(pjdl_buffer *buffer) {
@@ -260,32 +260,32 @@ void pjdl_buffer_release(pjdl_buffer *buffer) {
     if (atomic_load_explicit(&buffer->refs, memory_order_acquire) != 1 &&
         atomic_fetch_sub_explicit(&buffer->refs, 1, memory_order_acq_rel) != 1)
         return;
-    pjdl_pjrt_buffer_destroy(pjdl_client_api(buffer->client), buffer->buffer);
+    pjdl__pjrt_buffer_destroy(pjdl__client_api(buffer->client), buffer->buffer);
     pjdl_client_release(buffer->client);
     /* An imported view's allocation also holds the owner of the producer's
      * tensor, which may still wait for PJRT to release the memory. */
     if (buffer->view_owner != NULL)
-        pjdl_import_owner_unhold(buffer->view_owner);
+        pjdl__import_owner_unhold(buffer->view_owner);
     else
-        pjdl_buffer_free_block(buffer);
+        pjdl__buffer_free_block(buffer);
 }
 
-pjdl_code pjdl_buffer_check_live_locked(const pjdl_buffer *buffer) {
+pjdl_code pjdl__buffer_check_live_locked(const pjdl_buffer *buffer) {
     if (buffer->transferred)
-        return pjdl_fail(PJDL_FAILED_PRECONDITION,
-                         "the buffer's memory was released to DLPack by a transfer-mode export");
+        return pjdl__fail(PJDL_FAILED_PRECONDITION,
+                          "the buffer's memory was released to DLPack by a transfer-mode export");
     if (buffer->deleted)
-        return pjdl_fail(PJDL_FAILED_PRECONDITION, "the buffer was deleted");
+        return pjdl__fail(PJDL_FAILED_PRECONDITION, "the buffer was deleted");
     return PJDL_OK;
 }
 
 pjdl_code pjdl_buffer_pjrt(pjdl_buffer *buffer, PJRT_Buffer **out) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (buffer == NULL || out == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "pjdl_buffer_pjrt: buffer and out must not be NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "pjdl_buffer_pjrt: buffer and out must not be NULL");
     pthread_mutex_lock(&buffer->mu);
-    pjdl_code code = pjdl_buffer_check_live_locked(buffer);
+    pjdl_code code = pjdl__buffer_check_live_locked(buffer);
     pthread_mutex_unlock(&buffer->mu);
     if (code == PJDL_OK)
         *out = buffer->buffer;
@@ -293,21 +293,21 @@ pjdl_code pjdl_buffer_pjrt(pjdl_buffer *buffer, PJRT_Buffer **out) {
 }
 
 pjdl_code pjdl_buffer_delete(pjdl_buffer *buffer) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (buffer == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_delete: buffer is NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_delete: buffer is NULL");
     pjdl_code code = PJDL_OK;
     pthread_mutex_lock(&buffer->mu);
     if (buffer->transferred) {
-        code = pjdl_buffer_check_live_locked(buffer);
+        code = pjdl__buffer_check_live_locked(buffer);
     } else if (!buffer->deleted) {
         const pjdl_plugin *p = buffer->client->plugin;
         code = PJDL_NEED(p, PJRT_Buffer_Delete);
         if (code == PJDL_OK) {
             PJRT_Buffer_Delete_Args args = {.struct_size = PJRT_Buffer_Delete_Args_STRUCT_SIZE,
                                             .buffer = buffer->buffer};
-            code = pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_Delete(&args),
-                                       "PJRT_Buffer_Delete");
+            code = pjdl__take_error_ctx(p->api, p->api->PJRT_Buffer_Delete(&args),
+                                        "PJRT_Buffer_Delete");
         }
         buffer->deleted = code == PJDL_OK;
     }
@@ -354,6 +354,6 @@ size_t pjdl_buffer_size_bytes(const pjdl_buffer *buffer) {
 
 pjdl_code pjdl_buffer_dl_device(const pjdl_buffer *buffer, DLDevice *out) {
     if (buffer == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_dl_device: buffer is NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_dl_device: buffer is NULL");
     return pjdl_device_dl(buffer->device, buffer->memory, out);
 }

@@ -4,7 +4,7 @@
 
 #include "internal.h"
 
-pjdl_code pjdl_buffer_wait_ready(pjdl_buffer *buffer) {
+pjdl_code pjdl__buffer_wait_ready(pjdl_buffer *buffer) {
     if (atomic_load_explicit(&buffer->ready, memory_order_acquire))
         return PJDL_OK;
     const pjdl_plugin *p = buffer->client->plugin;
@@ -13,14 +13,14 @@ pjdl_code pjdl_buffer_wait_ready(pjdl_buffer *buffer) {
         return code;
     PJRT_Buffer_ReadyEvent_Args args = {.struct_size = PJRT_Buffer_ReadyEvent_Args_STRUCT_SIZE,
                                         .buffer = buffer->buffer};
-    code = pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_ReadyEvent(&args),
-                               "PJRT_Buffer_ReadyEvent");
+    code = pjdl__take_error_ctx(p->api, p->api->PJRT_Buffer_ReadyEvent(&args),
+                                "PJRT_Buffer_ReadyEvent");
     if (code != PJDL_OK)
         return code;
     if (args.event == NULL)
-        return pjdl_fail(PJDL_INTERNAL, "PJRT_Buffer_ReadyEvent succeeded but returned no event");
-    code = pjdl_event_wait(p, args.event, atomic_load(&buffer->client->timeout_ms));
-    pjdl_event_destroy(p->api, args.event);
+        return pjdl__fail(PJDL_INTERNAL, "PJRT_Buffer_ReadyEvent succeeded but returned no event");
+    code = pjdl__event_wait(p, args.event, atomic_load(&buffer->client->timeout_ms));
+    pjdl__event_destroy(p->api, args.event);
     if (code == PJDL_OK)
         atomic_store_explicit(&buffer->ready, true, memory_order_release);
     return code;
@@ -30,17 +30,17 @@ pjdl_code pjdl_buffer_wait_ready(pjdl_buffer *buffer) {
  * fine for operations that do not hand the memory out. */
 static pjdl_code check_live(pjdl_buffer *buffer) {
     pthread_mutex_lock(&buffer->mu);
-    pjdl_code code = pjdl_buffer_check_live_locked(buffer);
+    pjdl_code code = pjdl__buffer_check_live_locked(buffer);
     pthread_mutex_unlock(&buffer->mu);
     return code;
 }
 
 pjdl_code pjdl_buffer_await(pjdl_buffer *buffer) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (buffer == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_await: buffer is NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_await: buffer is NULL");
     pjdl_code code = check_live(buffer);
-    return code != PJDL_OK ? code : pjdl_buffer_wait_ready(buffer);
+    return code != PJDL_OK ? code : pjdl__buffer_wait_ready(buffer);
 }
 
 /* A compact row-major host layout for ToHostBuffer. */
@@ -79,8 +79,8 @@ static pjdl_code start_to_host(pjdl_buffer *buffer, void *dst, PJRT_Buffer_Memor
                                           .host_layout = layout,
                                           .dst = dst,
                                           .dst_size = buffer->size_bytes};
-    pjdl_code code = pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_ToHostBuffer(&args),
-                                         "PJRT_Buffer_ToHostBuffer");
+    pjdl_code code = pjdl__take_error_ctx(p->api, p->api->PJRT_Buffer_ToHostBuffer(&args),
+                                          "PJRT_Buffer_ToHostBuffer");
     *event = args.event;
     return code;
 }
@@ -89,22 +89,22 @@ static pjdl_code start_to_host(pjdl_buffer *buffer, void *dst, PJRT_Buffer_Memor
 static pjdl_code to_host_deadline(pjdl_buffer *buffer, void *dst, PJRT_Buffer_MemoryLayout *layout,
                                   int64_t timeout_ms) {
     const pjdl_plugin *p = buffer->client->plugin;
-    landing *l = pjdl_aligned_alloc(sizeof *l + buffer->size_bytes);
+    landing *l = pjdl__aligned_alloc(sizeof *l + buffer->size_bytes);
     if (l == NULL)
-        return pjdl_fail(PJDL_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte host copy",
-                         buffer->size_bytes);
+        return pjdl__fail(PJDL_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte host copy",
+                          buffer->size_bytes);
     atomic_init(&l->refs, 2);
     PJRT_Event *event = NULL;
     pjdl_code code = start_to_host(buffer, l->data, layout, &event);
-    if (code == PJDL_OK && (event == NULL || pjdl_event_then(p, event, landing_unref, l) != 0)) {
+    if (code == PJDL_OK && (event == NULL || pjdl__event_then(p, event, landing_unref, l) != 0)) {
         timeout_ms = 0; /* nothing will free the block later: wait it out */
         landing_unref(l, PJDL_OK);
     } else if (code != PJDL_OK) {
         landing_unref(l, PJDL_OK);
     }
     if (code == PJDL_OK)
-        code = pjdl_event_wait(p, event, timeout_ms);
-    pjdl_event_destroy(p->api, event);
+        code = pjdl__event_wait(p, event, timeout_ms);
+    pjdl__event_destroy(p->api, event);
     if (code == PJDL_OK)
         memcpy(dst, l->data, buffer->size_bytes);
     landing_unref(l, PJDL_OK);
@@ -119,12 +119,12 @@ static pjdl_code to_host(pjdl_buffer *buffer, void *dst, PJRT_Buffer_MemoryLayou
     PJRT_Event *event = NULL;
     pjdl_code code = start_to_host(buffer, dst, layout, &event);
     if (code == PJDL_OK)
-        code = pjdl_event_wait(p, event, 0);
-    pjdl_event_destroy(p->api, event);
+        code = pjdl__event_wait(p, event, 0);
+    pjdl__event_destroy(p->api, event);
     return code;
 }
 
-pjdl_code pjdl_buffer_read_host(pjdl_buffer *buffer, void *dst) {
+pjdl_code pjdl__buffer_read_host(pjdl_buffer *buffer, void *dst) {
     pjdl_code code = PJDL_NEED(buffer->client->plugin, PJRT_Buffer_ToHostBuffer);
     if (code != PJDL_OK || buffer->size_bytes == 0)
         return code;
@@ -149,42 +149,42 @@ pjdl_code pjdl_buffer_read_host(pjdl_buffer *buffer, void *dst) {
 }
 
 pjdl_code pjdl_buffer_to_host(pjdl_buffer *buffer, void *dst, size_t dst_size) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (buffer == NULL || (dst == NULL && buffer->size_bytes > 0))
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_to_host: buffer and dst must be set");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_to_host: buffer and dst must be set");
     if (dst_size < buffer->size_bytes)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "pjdl_buffer_to_host: dst holds %zu bytes, the buffer needs %zu", dst_size,
-                         buffer->size_bytes);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "pjdl_buffer_to_host: dst holds %zu bytes, the buffer needs %zu",
+                          dst_size, buffer->size_bytes);
     pjdl_code code = check_live(buffer);
-    return code != PJDL_OK ? code : pjdl_buffer_read_host(buffer, dst);
+    return code != PJDL_OK ? code : pjdl__buffer_read_host(buffer, dst);
 }
 
 static pjdl_code null_data(const pjdl_buffer *buffer, const char *entry) {
-    return pjdl_fail(PJDL_INTERNAL, "%s returned a NULL data pointer for a %zu-byte buffer", entry,
-                     buffer->size_bytes);
+    return pjdl__fail(PJDL_INTERNAL, "%s returned a NULL data pointer for a %zu-byte buffer", entry,
+                      buffer->size_bytes);
 }
 
 pjdl_code pjdl_buffer_data_pointer(pjdl_buffer *buffer, void **out) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (buffer == NULL || out == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "pjdl_buffer_data_pointer: buffer and out must not be NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "pjdl_buffer_data_pointer: buffer and out must not be NULL");
     /* Asked of the plugin every time: nothing pins the memory here, so a
      * kept pointer could outlive a PJRT_Buffer_Delete made on the raw
      * handle; the plugin's answer fails then. */
-    return pjdl_buffer_query_data(buffer, out);
+    return pjdl__buffer_query_data(buffer, out);
 }
 
-pjdl_code pjdl_buffer_query_data(pjdl_buffer *buffer, void **out) {
+pjdl_code pjdl__buffer_query_data(pjdl_buffer *buffer, void **out) {
     const pjdl_plugin *p = buffer->client->plugin;
     if (PJDL_HAS(p, PJRT_Buffer_OpaqueDeviceMemoryDataPointer)) {
         PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args a = {
             .struct_size = PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args_STRUCT_SIZE,
             .buffer = buffer->buffer};
         pjdl_code code =
-            pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_OpaqueDeviceMemoryDataPointer(&a),
-                                "PJRT_Buffer_OpaqueDeviceMemoryDataPointer");
+            pjdl__take_error_ctx(p->api, p->api->PJRT_Buffer_OpaqueDeviceMemoryDataPointer(&a),
+                                 "PJRT_Buffer_OpaqueDeviceMemoryDataPointer");
         if (code == PJDL_OK && a.device_memory_ptr == NULL && buffer->size_bytes > 0)
             return null_data(buffer, "PJRT_Buffer_OpaqueDeviceMemoryDataPointer");
         if (code == PJDL_OK)
@@ -195,24 +195,24 @@ pjdl_code pjdl_buffer_query_data(pjdl_buffer *buffer, void **out) {
     if (PJDL_HAS(p, PJRT_Buffer_UnsafePointer)) {
         PJRT_Buffer_UnsafePointer_Args a = {
             .struct_size = PJRT_Buffer_UnsafePointer_Args_STRUCT_SIZE, .buffer = buffer->buffer};
-        pjdl_code code = pjdl_take_error_ctx(p->api, p->api->PJRT_Buffer_UnsafePointer(&a),
-                                             "PJRT_Buffer_UnsafePointer");
+        pjdl_code code = pjdl__take_error_ctx(p->api, p->api->PJRT_Buffer_UnsafePointer(&a),
+                                              "PJRT_Buffer_UnsafePointer");
         if (code == PJDL_OK && a.buffer_pointer == 0 && buffer->size_bytes > 0)
             return null_data(buffer, "PJRT_Buffer_UnsafePointer");
         if (code == PJDL_OK)
             *out = (void *)a.buffer_pointer;
         return code;
     }
-    return pjdl_fail(PJDL_UNIMPLEMENTED, "the plugin implements neither "
-                                         "PJRT_Buffer_OpaqueDeviceMemoryDataPointer nor "
-                                         "PJRT_Buffer_UnsafePointer");
+    return pjdl__fail(PJDL_UNIMPLEMENTED, "the plugin implements neither "
+                                          "PJRT_Buffer_OpaqueDeviceMemoryDataPointer nor "
+                                          "PJRT_Buffer_UnsafePointer");
 }
 
-pjdl_code pjdl_host_to_device(pjdl_client *client, const void *data, PJRT_Buffer_Type type,
-                              const int64_t *dims, size_t ndim, const int64_t *byte_strides,
-                              pjdl_device *device, pjdl_memory *memory,
-                              PJRT_HostBufferSemantics semantics, PJRT_Buffer **out,
-                              PJRT_Event **done) {
+pjdl_code pjdl__host_to_device(pjdl_client *client, const void *data, PJRT_Buffer_Type type,
+                               const int64_t *dims, size_t ndim, const int64_t *byte_strides,
+                               pjdl_device *device, pjdl_memory *memory,
+                               PJRT_HostBufferSemantics semantics, PJRT_Buffer **out,
+                               PJRT_Event **done) {
     const pjdl_plugin *p = client->plugin;
     pjdl_code code = PJDL_NEED(p, PJRT_Client_BufferFromHostBuffer);
     if (code == PJDL_OK) /* else the new buffer could never be freed */
@@ -231,11 +231,11 @@ pjdl_code pjdl_host_to_device(pjdl_client *client, const void *data, PJRT_Buffer
         .host_buffer_semantics = semantics,
         .device = memory ? NULL : (device ? device->device : NULL),
         .memory = memory ? memory->memory : NULL};
-    code = pjdl_take_error_ctx(p->api, p->api->PJRT_Client_BufferFromHostBuffer(&a),
-                               "PJRT_Client_BufferFromHostBuffer");
+    code = pjdl__take_error_ctx(p->api, p->api->PJRT_Client_BufferFromHostBuffer(&a),
+                                "PJRT_Client_BufferFromHostBuffer");
     if (code == PJDL_OK && a.buffer == NULL) {
-        pjdl_event_destroy(p->api, a.done_with_host_buffer);
-        code = pjdl_fail(PJDL_INTERNAL, "PJRT_Client_BufferFromHostBuffer returned no buffer");
+        pjdl__event_destroy(p->api, a.done_with_host_buffer);
+        code = pjdl__fail(PJDL_INTERNAL, "PJRT_Client_BufferFromHostBuffer returned no buffer");
     }
     if (code != PJDL_OK)
         return code;
@@ -254,12 +254,12 @@ static pjdl_code copy_in(pjdl_client *client, const void *data, PJRT_Buffer_Type
      * done_with_host_buffer; with the asynchronous semantics it may not. */
     int64_t timeout_ms = atomic_load(&client->timeout_ms);
     pjdl_code code =
-        pjdl_host_to_device(client, data, type, dims, ndim, byte_strides, device, memory,
-                            PJRT_HostBufferSemantics_kImmutableOnlyDuringCall, out, &done);
+        pjdl__host_to_device(client, data, type, dims, ndim, byte_strides, device, memory,
+                             PJRT_HostBufferSemantics_kImmutableOnlyDuringCall, out, &done);
     if (code == PJDL_UNIMPLEMENTED || code == PJDL_INVALID_ARGUMENT) {
         timeout_ms = 0;
         /* Some plugins only take the asynchronous semantics: wait for it. */
-        pjdl_code retry = pjdl_host_to_device(
+        pjdl_code retry = pjdl__host_to_device(
             client, data, type, dims, ndim, byte_strides, device, memory,
             PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes, out, &done);
         if (retry == PJDL_UNIMPLEMENTED || retry == PJDL_INVALID_ARGUMENT)
@@ -268,36 +268,36 @@ static pjdl_code copy_in(pjdl_client *client, const void *data, PJRT_Buffer_Type
     }
     if (code != PJDL_OK)
         return code;
-    code = pjdl_event_wait(client->plugin, done, timeout_ms);
-    pjdl_event_destroy(client->plugin->api, done);
+    code = pjdl__event_wait(client->plugin, done, timeout_ms);
+    pjdl__event_destroy(client->plugin->api, done);
     if (code != PJDL_OK)
-        pjdl_pjrt_buffer_destroy(client->plugin->api, *out);
+        pjdl__pjrt_buffer_destroy(client->plugin->api, *out);
     return code;
 }
 
 pjdl_code pjdl_buffer_from_host(pjdl_client *client, const void *data, PJRT_Buffer_Type type,
                                 const int64_t *dims, size_t ndim, const int64_t *byte_strides,
                                 pjdl_memory *memory, pjdl_buffer **out) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (client == NULL || out == NULL || (ndim > 0 && dims == NULL))
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "pjdl_buffer_from_host: client, out and dims must be set");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "pjdl_buffer_from_host: client, out and dims must be set");
     if (ndim > PJDL_MAX_RANK)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_from_host: %zu dimensions; at most %d",
-                         ndim, PJDL_MAX_RANK);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "pjdl_buffer_from_host: %zu dimensions; at most %d", ndim, PJDL_MAX_RANK);
     if (memory != NULL && memory->client != client)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "pjdl_buffer_from_host: the memory belongs to another client");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "pjdl_buffer_from_host: the memory belongs to another client");
     pjdl_device *device = client->num_devices ? &client->devices[0] : NULL;
     if (memory == NULL && device == NULL)
-        return pjdl_fail(PJDL_FAILED_PRECONDITION, "the client has no addressable device");
+        return pjdl__fail(PJDL_FAILED_PRECONDITION, "the client has no addressable device");
     PJRT_Buffer *pjrt = NULL;
     pjdl_code code = copy_in(client, data, type, dims, ndim, byte_strides, memory ? NULL : device,
                              memory ? memory : device->default_memory, &pjrt);
     if (code != PJDL_OK)
         return code;
-    code = pjdl_buffer_adopt(client, pjrt, out);
+    code = pjdl__buffer_adopt(client, pjrt, out);
     if (code != PJDL_OK)
-        pjdl_pjrt_buffer_destroy(client->plugin->api, pjrt);
+        pjdl__pjrt_buffer_destroy(client->plugin->api, pjrt);
     return code;
 }

@@ -6,7 +6,7 @@
 
 static pjdl_code named_value(const pjdl_option *o, PJRT_NamedValue *v) {
     if (o->name == NULL || o->name[0] == '\0')
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "client option with an empty name");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "client option with an empty name");
     *v = (PJRT_NamedValue){.struct_size = PJRT_NamedValue_STRUCT_SIZE,
                            .name = o->name,
                            .name_size = strlen(o->name),
@@ -14,7 +14,7 @@ static pjdl_code named_value(const pjdl_option *o, PJRT_NamedValue *v) {
     switch (o->type) {
     case PJDL_OPTION_STRING:
         if (o->value.string_value == NULL)
-            return pjdl_fail(PJDL_INVALID_ARGUMENT, "client option '%s': NULL string", o->name);
+            return pjdl__fail(PJDL_INVALID_ARGUMENT, "client option '%s': NULL string", o->name);
         v->type = PJRT_NamedValue_kString;
         v->string_value = o->value.string_value;
         v->value_size = strlen(o->value.string_value);
@@ -25,7 +25,7 @@ static pjdl_code named_value(const pjdl_option *o, PJRT_NamedValue *v) {
         return PJDL_OK;
     case PJDL_OPTION_INT64_LIST:
         if (o->value.int64_list.values == NULL && o->value.int64_list.count != 0)
-            return pjdl_fail(PJDL_INVALID_ARGUMENT, "client option '%s': NULL list", o->name);
+            return pjdl__fail(PJDL_INVALID_ARGUMENT, "client option '%s': NULL list", o->name);
         v->type = PJRT_NamedValue_kInt64List;
         v->int64_array_value = o->value.int64_list.values;
         v->value_size = o->value.int64_list.count;
@@ -39,8 +39,8 @@ static pjdl_code named_value(const pjdl_option *o, PJRT_NamedValue *v) {
         v->bool_value = o->value.bool_value;
         return PJDL_OK;
     }
-    return pjdl_fail(PJDL_INVALID_ARGUMENT, "client option '%s': unknown type %d", o->name,
-                     (int)o->type);
+    return pjdl__fail(PJDL_INVALID_ARGUMENT, "client option '%s': unknown type %d", o->name,
+                      (int)o->type);
 }
 
 static pjdl_code create_pjrt_client(pjdl_plugin *plugin, const pjdl_option *options, size_t n,
@@ -55,21 +55,21 @@ static pjdl_code create_pjrt_client(pjdl_plugin *plugin, const pjdl_option *opti
     if (code != PJDL_OK)
         return code;
     if (n > 0 && options == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "%zu client options but options is NULL", n);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "%zu client options but options is NULL", n);
     if (n > SIZE_MAX / sizeof(PJRT_NamedValue))
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "too many client options (%zu)", n);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "too many client options (%zu)", n);
     PJRT_NamedValue *values = NULL;
-    code = pjdl_alloc(n * sizeof *values, "client options", &values);
+    code = pjdl__alloc(n * sizeof *values, "client options", &values);
     for (size_t i = 0; code == PJDL_OK && i < n; i++)
         code = named_value(&options[i], &values[i]);
     if (code == PJDL_OK) {
         PJRT_Client_Create_Args args = {.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE,
                                         .create_options = values,
                                         .num_options = n};
-        code = pjdl_take_error_ctx(plugin->api, plugin->api->PJRT_Client_Create(&args),
-                                   "PJRT_Client_Create");
+        code = pjdl__take_error_ctx(plugin->api, plugin->api->PJRT_Client_Create(&args),
+                                    "PJRT_Client_Create");
         if (code == PJDL_OK && args.client == NULL)
-            code = pjdl_fail(PJDL_INTERNAL, "PJRT_Client_Create succeeded but returned no client");
+            code = pjdl__fail(PJDL_INTERNAL, "PJRT_Client_Create succeeded but returned no client");
         if (code == PJDL_OK)
             *out = args.client;
     }
@@ -82,13 +82,13 @@ static void destroy_pjrt_client(pjdl_plugin *plugin, PJRT_Client *client) {
         return;
     PJRT_Client_Destroy_Args args = {.struct_size = PJRT_Client_Destroy_Args_STRUCT_SIZE,
                                      .client = client};
-    pjdl_drop_error(plugin->api, plugin->api->PJRT_Client_Destroy(&args));
+    pjdl__drop_error(plugin->api, plugin->api->PJRT_Client_Destroy(&args));
 }
 
 /* Builds the pjdl_client; on failure destroys `pjrt` only if `owned`. */
 static pjdl_code client_new(pjdl_plugin *plugin, PJRT_Client *pjrt, bool owned, pjdl_client **out) {
     pjdl_client *client = NULL;
-    pjdl_code code = pjdl_alloc(sizeof *client, "a client", &client);
+    pjdl_code code = pjdl__alloc(sizeof *client, "a client", &client);
     if (code != PJDL_OK) {
         if (owned)
             destroy_pjrt_client(plugin, pjrt);
@@ -100,7 +100,7 @@ static pjdl_code client_new(pjdl_plugin *plugin, PJRT_Client *pjrt, bool owned, 
     client->client = pjrt;
     client->owned = owned;
     pjdl_plugin_retain(plugin);
-    code = pjdl_client_read_topology(client);
+    code = pjdl__client_read_topology(client);
     if (code != PJDL_OK) {
         pjdl_client_release(client);
         return code;
@@ -111,10 +111,10 @@ static pjdl_code client_new(pjdl_plugin *plugin, PJRT_Client *pjrt, bool owned, 
 
 pjdl_code pjdl_client_create(pjdl_plugin *plugin, const pjdl_option *options, size_t num_options,
                              pjdl_client **out) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (plugin == NULL || out == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "pjdl_client_create: plugin and out must not be NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "pjdl_client_create: plugin and out must not be NULL");
     PJRT_Client *pjrt = NULL;
     pjdl_code code = create_pjrt_client(plugin, options, num_options, &pjrt);
     if (code != PJDL_OK)
@@ -123,10 +123,10 @@ pjdl_code pjdl_client_create(pjdl_plugin *plugin, const pjdl_option *options, si
 }
 
 pjdl_code pjdl_client_wrap(pjdl_plugin *plugin, PJRT_Client *client, pjdl_client **out) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (plugin == NULL || client == NULL || out == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "pjdl_client_wrap: plugin, client and out must not be NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "pjdl_client_wrap: plugin, client and out must not be NULL");
     return client_new(plugin, client, false, out);
 }
 
@@ -139,16 +139,16 @@ void pjdl_client_retain(pjdl_client *client) {
  * library (completion and on-delete callbacks, which may run deleters). */
 static _Thread_local int callback_depth;
 
-void pjdl_callback_enter(void) {
+void pjdl__callback_enter(void) {
     callback_depth++;
 }
 
-void pjdl_callback_leave(void) {
+void pjdl__callback_leave(void) {
     callback_depth--;
 }
 
 static void client_free(pjdl_client *client) {
-    pjdl_client_free_topology(client);
+    pjdl__client_free_topology(client);
     if (client->owned)
         destroy_pjrt_client(client->plugin, client->client);
     pjdl_plugin_release(client->plugin);

@@ -64,14 +64,14 @@ int pjdl_memory_id(const pjdl_memory *memory) {
     return memory ? memory->id : -1;
 }
 
-pjdl_device *pjdl_client_lookup_device(const pjdl_client *client, const PJRT_Device *device) {
+pjdl_device *pjdl__client_lookup_device(const pjdl_client *client, const PJRT_Device *device) {
     for (size_t i = 0; i < client->num_devices; i++)
         if (client->devices[i].device == device)
             return &client->devices[i];
     return NULL;
 }
 
-pjdl_memory *pjdl_client_lookup_memory(const pjdl_client *client, const PJRT_Memory *memory) {
+pjdl_memory *pjdl__client_lookup_memory(const pjdl_client *client, const PJRT_Memory *memory) {
     for (size_t i = 0; i < client->num_memories; i++)
         if (client->memories[i].memory == memory)
             return &client->memories[i];
@@ -86,7 +86,7 @@ static pjdl_code memory_dl_type(const pjdl_device *device, pjdl_memory *memory, 
     const char *platform = device->client->platform_name;
     if (memory == NULL)
         return pjdl_platform_dl_type(platform, NULL, out);
-    uint64_t tag = ((uint64_t)pjdl_platform_generation() + 1) << 32;
+    uint64_t tag = ((uint64_t)pjdl__platform_generation() + 1) << 32;
     uint64_t cached = atomic_load_explicit(&memory->dl_type_cache, memory_order_relaxed);
     if ((cached & ~(uint64_t)UINT32_MAX) == tag) {
         *out = (DLDeviceType)(uint32_t)cached;
@@ -100,7 +100,7 @@ static pjdl_code memory_dl_type(const pjdl_device *device, pjdl_memory *memory, 
 
 pjdl_code pjdl_device_dl(const pjdl_device *device, const pjdl_memory *memory, DLDevice *out) {
     if (device == NULL || out == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_device_dl: device and out must not be NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_device_dl: device and out must not be NULL");
     if (memory == NULL)
         memory = device->default_memory;
     DLDeviceType type;
@@ -127,8 +127,8 @@ static bool device_has_dl(const pjdl_device *device, const pjdl_memory *memory, 
 
 /* The first device of `client` with memory `dl`: its default memory when
  * that matches, else (unless default_only) another of its memories. */
-bool pjdl_client_find_dl_memory(const pjdl_client *client, DLDevice dl, bool default_only,
-                                pjdl_device **device, pjdl_memory **memory) {
+bool pjdl__client_find_dl_memory(const pjdl_client *client, DLDevice dl, bool default_only,
+                                 pjdl_device **device, pjdl_memory **memory) {
     for (int pass = 0; pass < (default_only ? 1 : 2); pass++) {
         for (size_t i = 0; i < client->num_devices; i++) {
             pjdl_device *d = &client->devices[i];
@@ -153,27 +153,27 @@ bool pjdl_client_find_dl_memory(const pjdl_client *client, DLDevice dl, bool def
 pjdl_code pjdl_client_find_dl(const pjdl_client *client, DLDevice dl, pjdl_device **device,
                               pjdl_memory **memory) {
     if (client == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_client_find_dl: client is NULL");
-    if (pjdl_client_find_dl_memory(client, dl, false, device, memory))
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_client_find_dl: client is NULL");
+    if (pjdl__client_find_dl_memory(client, dl, false, device, memory))
         return PJDL_OK;
-    return pjdl_fail(PJDL_NOT_FOUND, "the %s client has no device with DLDevice {%d, %d}",
-                     client->platform_name, (int)dl.device_type, (int)dl.device_id);
+    return pjdl__fail(PJDL_NOT_FOUND, "the %s client has no device with DLDevice {%d, %d}",
+                      client->platform_name, (int)dl.device_type, (int)dl.device_id);
 }
 
 pjdl_code pjdl_device_stream(const pjdl_device *device, intptr_t *stream) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (device == NULL || stream == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "pjdl_device_stream: device and stream must not be NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "pjdl_device_stream: device and stream must not be NULL");
     const pjdl_plugin *plugin = device->client->plugin;
-    const PJRT_Stream_Extension *ext = pjdl_stream_extension(plugin);
+    const PJRT_Stream_Extension *ext = pjdl__stream_extension(plugin);
     if (ext == NULL || ext->get_stream == NULL)
-        return pjdl_fail(PJDL_UNIMPLEMENTED, "the %s plugin has no stream extension (get_stream)",
-                         device->client->platform_name);
+        return pjdl__fail(PJDL_UNIMPLEMENTED, "the %s plugin has no stream extension (get_stream)",
+                          device->client->platform_name);
     PJRT_Get_Stream_For_External_Ready_Events_Args args = {
         .struct_size = PJRT_Get_Stream_For_External_Ready_Events_Args_STRUCT_SIZE,
         .device = device->device};
-    pjdl_code code = pjdl_take_error_ctx(plugin->api, ext->get_stream(&args), "get_stream");
+    pjdl_code code = pjdl__take_error_ctx(plugin->api, ext->get_stream(&args), "get_stream");
     if (code == PJDL_OK)
         *stream = args.stream;
     return code;

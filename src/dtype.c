@@ -74,23 +74,23 @@ size_t pjdl_pjrt_type_size(PJRT_Buffer_Type type) {
 }
 
 pjdl_code pjdl_dtype_from_pjrt(PJRT_Buffer_Type type, DLDataType *out) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (out == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_dtype_from_pjrt: out is NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_dtype_from_pjrt: out is NULL");
     const pjrt_type_info *info = pjrt_info(type);
     if (info == NULL)
-        return pjdl_fail(PJDL_UNIMPLEMENTED,
-                         "PJRT element type %d is unknown to this library (newer plugin?)",
-                         (int)type);
+        return pjdl__fail(PJDL_UNIMPLEMENTED,
+                          "PJRT element type %d is unknown to this library (newer plugin?)",
+                          (int)type);
     if (info->dl_bits == 0) {
         if (info->bits == 0)
-            return pjdl_fail(PJDL_UNIMPLEMENTED,
-                             "PJRT element type %s has no data and no DLPack equivalent",
-                             info->name);
-        return pjdl_fail(PJDL_UNIMPLEMENTED,
-                         "PJRT element type %s has %u bits per element: sub-byte types cannot "
-                         "be exchanged through DLPack by this library",
-                         info->name, info->bits);
+            return pjdl__fail(PJDL_UNIMPLEMENTED,
+                              "PJRT element type %s has no data and no DLPack equivalent",
+                              info->name);
+        return pjdl__fail(PJDL_UNIMPLEMENTED,
+                          "PJRT element type %s has %u bits per element: sub-byte types cannot "
+                          "be exchanged through DLPack by this library",
+                          info->name, info->bits);
     }
     out->code = info->dl_code;
     out->bits = info->dl_bits;
@@ -133,7 +133,7 @@ static const dl_code_info *dl_code(uint8_t code) {
     return &codes[code];
 }
 
-const char *pjdl_dl_dtype_format(DLDataType dtype, char *buf) {
+const char *pjdl__dl_dtype_format(DLDataType dtype, char *buf) {
     const dl_code_info *info = dl_code(dtype.code);
     if (info == NULL) {
         snprintf(buf, PJDL_DTYPE_NAME_MAX, "dtype(code=%u, bits=%u, lanes=%u)",
@@ -150,48 +150,48 @@ const char *pjdl_dl_dtype_format(DLDataType dtype, char *buf) {
     return buf;
 }
 
-pjdl_code pjdl_dl_dtype_check(DLDataType dtype, size_t *elem_size) {
+pjdl_code pjdl__dl_dtype_check(DLDataType dtype, size_t *elem_size) {
     char name[PJDL_DTYPE_NAME_MAX];
     const dl_code_info *info = dl_code(dtype.code);
     if (info == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "dtype.code is %u: not a DLPack type code",
-                         (unsigned)dtype.code);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "dtype.code is %u: not a DLPack type code",
+                          (unsigned)dtype.code);
     if (dtype.lanes == 0)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "dtype.lanes is 0: must be at least 1");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "dtype.lanes is 0: must be at least 1");
     if (dtype.bits == 0)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "dtype.bits is 0 for %s: must be positive",
-                         info->name);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "dtype.bits is 0 for %s: must be positive",
+                          info->name);
     if (info->fixed_bits != 0 && dtype.bits != info->fixed_bits)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "dtype.bits is %u for %s: must be %u",
-                         (unsigned)dtype.bits, info->name, info->fixed_bits);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "dtype.bits is %u for %s: must be %u",
+                          (unsigned)dtype.bits, info->name, info->fixed_bits);
     if (dtype.bits % 8 != 0) {
         if (dtype.bits < 8)
-            return pjdl_fail(PJDL_UNIMPLEMENTED,
-                             "dtype %s has %u bits per element: sub-byte types are not "
-                             "supported",
-                             pjdl_dl_dtype_format(dtype, name), (unsigned)dtype.bits);
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "dtype.bits is %u for %s: must be a multiple of 8 (or below 8)",
-                         (unsigned)dtype.bits, info->name);
+            return pjdl__fail(PJDL_UNIMPLEMENTED,
+                              "dtype %s has %u bits per element: sub-byte types are not "
+                              "supported",
+                              pjdl__dl_dtype_format(dtype, name), (unsigned)dtype.bits);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "dtype.bits is %u for %s: must be a multiple of 8 (or below 8)",
+                          (unsigned)dtype.bits, info->name);
     }
     if (dtype.lanes != 1)
-        return pjdl_fail(PJDL_UNIMPLEMENTED,
-                         "dtype %s has %u lanes: vector types are not supported (lanes must "
-                         "be 1)",
-                         pjdl_dl_dtype_format(dtype, name), (unsigned)dtype.lanes);
+        return pjdl__fail(PJDL_UNIMPLEMENTED,
+                          "dtype %s has %u lanes: vector types are not supported (lanes must "
+                          "be 1)",
+                          pjdl__dl_dtype_format(dtype, name), (unsigned)dtype.lanes);
     *elem_size = dtype.bits / 8;
     return PJDL_OK;
 }
 
 pjdl_code pjdl_dtype_to_pjrt(DLDataType dtype, PJRT_Buffer_Type *out) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (out == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_dtype_to_pjrt: out is NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_dtype_to_pjrt: out is NULL");
     size_t elem_size;
-    pjdl_code code = pjdl_dl_dtype_check(dtype, &elem_size);
+    pjdl_code code = pjdl__dl_dtype_check(dtype, &elem_size);
     if (code != PJDL_OK)
         return code;
-    return pjdl_dtype_to_pjrt_checked(dtype, out);
+    return pjdl__dtype_to_pjrt_checked(dtype, out);
 }
 
 /* pjrt_types inverted: the PJRT type of (DLPack code, log2(bits / 8)), 0
@@ -217,7 +217,7 @@ static void dl_to_pjrt_build(void) {
     }
 }
 
-pjdl_code pjdl_dtype_to_pjrt_checked(DLDataType dtype, PJRT_Buffer_Type *out) {
+pjdl_code pjdl__dtype_to_pjrt_checked(DLDataType dtype, PJRT_Buffer_Type *out) {
     pthread_once(&dl_to_pjrt_once, dl_to_pjrt_build);
     int k = size_index(dtype.bits);
     if (dtype.code < DL_CODES && k >= 0 && dl_to_pjrt[dtype.code][k] != 0) {
@@ -225,6 +225,6 @@ pjdl_code pjdl_dtype_to_pjrt_checked(DLDataType dtype, PJRT_Buffer_Type *out) {
         return PJDL_OK;
     }
     char name[PJDL_DTYPE_NAME_MAX];
-    return pjdl_fail(PJDL_UNIMPLEMENTED, "DLPack dtype %s has no PJRT element type",
-                     pjdl_dl_dtype_format(dtype, name));
+    return pjdl__fail(PJDL_UNIMPLEMENTED, "DLPack dtype %s has no PJRT element type",
+                      pjdl__dl_dtype_format(dtype, name));
 }

@@ -8,7 +8,7 @@
 
 #include "pjrt_dlpack.h"
 
-/* Room for any string pjdl_dl_dtype_format writes. */
+/* Room for any string pjdl__dl_dtype_format writes. */
 #define PJDL_DTYPE_NAME_MAX 48
 
 /* Checks that `dtype` describes whole bytes of memory: a known type code,
@@ -18,16 +18,16 @@
  * bits, ...); UNIMPLEMENTED for valid dtypes the library does not handle
  * (lanes > 1, sub-byte types such as int4 or float4_e2m1fn). The message
  * names the dtype. Does not clear or set anything on success. */
-pjdl_code pjdl_dl_dtype_check(DLDataType dtype, size_t *elem_size);
+pjdl_code pjdl__dl_dtype_check(DLDataType dtype, size_t *elem_size);
 
-/* pjdl_dtype_to_pjrt for a dtype pjdl_dl_dtype_check accepted: no second
+/* pjdl_dtype_to_pjrt for a dtype pjdl__dl_dtype_check accepted: no second
  * check, and the thread's error is set only on failure (UNIMPLEMENTED: no
  * PJRT element type). */
-pjdl_code pjdl_dtype_to_pjrt_checked(DLDataType dtype, PJRT_Buffer_Type *out);
+pjdl_code pjdl__dtype_to_pjrt_checked(DLDataType dtype, PJRT_Buffer_Type *out);
 
 /* Writes a readable name of `dtype` into buf (PJDL_DTYPE_NAME_MAX bytes):
  * "float32", "bfloat16", "bool", "float8_e4m3fn", "int4", "float32x4" for
  * lanes, "dtype(code=99, bits=8, lanes=1)" for unknown codes. Returns buf. */
-const char *pjdl_dl_dtype_format(DLDataType dtype, char *buf);
+const char *pjdl__dl_dtype_format(DLDataType dtype, char *buf);
 
 #endif

@@ -39,11 +39,11 @@ const char *pjdl_last_error(void) {
     return last_message;
 }
 
-void pjdl_clear_error(void) {
+void pjdl__clear_error(void) {
     last_message[0] = '\0';
 }
 
-pjdl_code pjdl_fail(pjdl_code code, const char *fmt, ...) {
+pjdl_code pjdl__fail(pjdl_code code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(last_message, sizeof last_message, fmt, ap);
@@ -51,7 +51,7 @@ pjdl_code pjdl_fail(pjdl_code code, const char *fmt, ...) {
     return code;
 }
 
-pjdl_code pjdl_fail_context(pjdl_code code, const char *fmt, ...) {
+pjdl_code pjdl__fail_context(pjdl_code code, const char *fmt, ...) {
     char old[PJDL_MESSAGE_MAX];
     memcpy(old, last_message, sizeof old);
     va_list ap;

@@ -5,15 +5,15 @@
 #include "pjrt_dlpack.h"
 
 /* Records `code` and a printf-style message as the calling thread's last
- * error and returns `code`, so failures read `return pjdl_fail(...)`. */
-pjdl_code pjdl_fail(pjdl_code code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+ * error and returns `code`, so failures read `return pjdl__fail(...)`. */
+pjdl_code pjdl__fail(pjdl_code code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Prefixes the thread's current message with printf-style context
  * ("export: " + message) and returns `code`. */
-pjdl_code pjdl_fail_context(pjdl_code code, const char *fmt, ...)
+pjdl_code pjdl__fail_context(pjdl_code code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Clears the thread's last error; called on entry to public functions. */
-void pjdl_clear_error(void);
+void pjdl__clear_error(void);
 
 #endif

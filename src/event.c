@@ -36,7 +36,7 @@ static void waiter_on_ready(PJRT_Error *error, void *arg) {
     pjdl_code code = PJDL_OK;
     char message[sizeof w->message] = "";
     if (error != NULL)
-        code = pjdl_error_read(w->api, error, message, sizeof message);
+        code = pjdl__error_read(w->api, error, message, sizeof message);
     pthread_mutex_lock(&w->mu);
     w->done = true;
     w->code = code;
@@ -48,7 +48,7 @@ static void waiter_on_ready(PJRT_Error *error, void *arg) {
 
 static pjdl_code waiter_new(const PJRT_Api *api, waiter **out) {
     waiter *w = NULL;
-    pjdl_code code = pjdl_alloc(sizeof *w, "an event waiter", &w);
+    pjdl_code code = pjdl__alloc(sizeof *w, "an event waiter", &w);
     if (code != PJDL_OK)
         return code;
     atomic_init(&w->refs, 2);
@@ -84,14 +84,14 @@ static pjdl_code waiter_sleep(waiter *w, int64_t timeout_ms) {
         if (timeout_ms <= 0) {
             pthread_cond_wait(&w->cv, &w->mu);
         } else if (pthread_cond_timedwait(&w->cv, &w->mu, &deadline) == ETIMEDOUT && !w->done) {
-            code = pjdl_fail(PJDL_DEADLINE_EXCEEDED,
-                             "the event was not ready within the client's wait timeout of %lld ms",
-                             (long long)timeout_ms);
+            code = pjdl__fail(PJDL_DEADLINE_EXCEEDED,
+                              "the event was not ready within the client's wait timeout of %lld ms",
+                              (long long)timeout_ms);
             break;
         }
     }
     if (w->done && w->code != PJDL_OK)
-        code = pjdl_fail(w->code, "%s", w->message);
+        code = pjdl__fail(w->code, "%s", w->message);
     pthread_mutex_unlock(&w->mu);
     return code;
 }
@@ -104,10 +104,10 @@ static pjdl_code event_await(const pjdl_plugin *plugin, PJRT_Event *event, int64
     if (code != PJDL_OK)
         return code;
     PJRT_Event_Await_Args args = {.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE, .event = event};
-    return pjdl_take_error(plugin->api, plugin->api->PJRT_Event_Await(&args));
+    return pjdl__take_error(plugin->api, plugin->api->PJRT_Event_Await(&args));
 }
 
-pjdl_code pjdl_event_wait(const pjdl_plugin *plugin, PJRT_Event *event, int64_t timeout_ms) {
+pjdl_code pjdl__event_wait(const pjdl_plugin *plugin, PJRT_Event *event, int64_t timeout_ms) {
     if (event == NULL)
         return PJDL_OK;
     if (!PJDL_HAS(plugin, PJRT_Event_OnReady))
@@ -120,8 +120,8 @@ pjdl_code pjdl_event_wait(const pjdl_plugin *plugin, PJRT_Event *event, int64_t 
                                     .event = event,
                                     .callback = waiter_on_ready,
                                     .user_arg = w};
-    code = pjdl_take_error_ctx(plugin->api, plugin->api->PJRT_Event_OnReady(&args),
-                               "PJRT_Event_OnReady");
+    code = pjdl__take_error_ctx(plugin->api, plugin->api->PJRT_Event_OnReady(&args),
+                                "PJRT_Event_OnReady");
     if (code != PJDL_OK) {
         waiter_unref(w); /* the callback's reference: it will never run */
         waiter_unref(w);
@@ -135,7 +135,7 @@ pjdl_code pjdl_event_wait(const pjdl_plugin *plugin, PJRT_Event *event, int64_t 
     return code;
 }
 
-/* A callback registered with pjdl_event_then. */
+/* A callback registered with pjdl__event_then. */
 typedef struct then_ctx {
     pjdl_event_fn fn;
     void *arg;
@@ -145,19 +145,19 @@ typedef struct then_ctx {
 static void then_on_ready(PJRT_Error *error, void *arg) {
     then_ctx *ctx = arg;
     char message[256];
-    pjdl_code code = error ? pjdl_error_read(ctx->api, error, message, sizeof message) : PJDL_OK;
-    pjdl_callback_enter();
+    pjdl_code code = error ? pjdl__error_read(ctx->api, error, message, sizeof message) : PJDL_OK;
+    pjdl__callback_enter();
     ctx->fn(ctx->arg, code);
-    pjdl_callback_leave();
+    pjdl__callback_leave();
     free(ctx);
 }
 
-pjdl_code pjdl_event_then(const pjdl_plugin *plugin, PJRT_Event *event, pjdl_event_fn fn,
-                          void *arg) {
+pjdl_code pjdl__event_then(const pjdl_plugin *plugin, PJRT_Event *event, pjdl_event_fn fn,
+                           void *arg) {
     pjdl_code code = PJDL_NEED(plugin, PJRT_Event_OnReady);
     then_ctx *ctx = NULL;
     if (code == PJDL_OK)
-        code = pjdl_alloc(sizeof *ctx, "an event callback", &ctx);
+        code = pjdl__alloc(sizeof *ctx, "an event callback", &ctx);
     if (code != PJDL_OK)
         return code;
     *ctx = (then_ctx){fn, arg, plugin->api};
@@ -165,8 +165,8 @@ pjdl_code pjdl_event_then(const pjdl_plugin *plugin, PJRT_Event *event, pjdl_eve
                                     .event = event,
                                     .callback = then_on_ready,
                                     .user_arg = ctx};
-    code = pjdl_take_error_ctx(plugin->api, plugin->api->PJRT_Event_OnReady(&args),
-                               "PJRT_Event_OnReady");
+    code = pjdl__take_error_ctx(plugin->api, plugin->api->PJRT_Event_OnReady(&args),
+                                "PJRT_Event_OnReady");
     if (code != PJDL_OK)
         free(ctx);
     return code;

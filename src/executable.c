@@ -48,7 +48,7 @@ static void destroy_loaded(const pjdl_plugin *p, PJRT_LoadedExecutable *exe) {
         return;
     PJRT_LoadedExecutable_Destroy_Args args = {
         .struct_size = PJRT_LoadedExecutable_Destroy_Args_STRUCT_SIZE, .executable = exe};
-    pjdl_drop_error(p->api, p->api->PJRT_LoadedExecutable_Destroy(&args));
+    pjdl__drop_error(p->api, p->api->PJRT_LoadedExecutable_Destroy(&args));
 }
 
 void pjdl_executable_release(pjdl_executable *exe) {
@@ -75,17 +75,17 @@ static pjdl_code read_num_outputs(const pjdl_plugin *p, PJRT_LoadedExecutable *l
     PJRT_LoadedExecutable_GetExecutable_Args g = {
         .struct_size = PJRT_LoadedExecutable_GetExecutable_Args_STRUCT_SIZE,
         .loaded_executable = loaded};
-    code = pjdl_take_error_ctx(p->api, p->api->PJRT_LoadedExecutable_GetExecutable(&g),
-                               "PJRT_LoadedExecutable_GetExecutable");
+    code = pjdl__take_error_ctx(p->api, p->api->PJRT_LoadedExecutable_GetExecutable(&g),
+                                "PJRT_LoadedExecutable_GetExecutable");
     if (code != PJDL_OK)
         return code;
     PJRT_Executable_NumOutputs_Args n = {.struct_size = PJRT_Executable_NumOutputs_Args_STRUCT_SIZE,
                                          .executable = g.executable};
-    code = pjdl_take_error_ctx(p->api, p->api->PJRT_Executable_NumOutputs(&n),
-                               "PJRT_Executable_NumOutputs");
+    code = pjdl__take_error_ctx(p->api, p->api->PJRT_Executable_NumOutputs(&n),
+                                "PJRT_Executable_NumOutputs");
     PJRT_Executable_Destroy_Args d = {.struct_size = PJRT_Executable_Destroy_Args_STRUCT_SIZE,
                                       .executable = g.executable};
-    pjdl_drop_error(p->api, p->api->PJRT_Executable_Destroy(&d));
+    pjdl__drop_error(p->api, p->api->PJRT_Executable_Destroy(&d));
     if (code == PJDL_OK)
         *out = n.num_outputs;
     return code;
@@ -101,19 +101,19 @@ static pjdl_code read_device(pjdl_client *client, PJRT_LoadedExecutable *loaded,
     PJRT_LoadedExecutable_AddressableDevices_Args a = {
         .struct_size = PJRT_LoadedExecutable_AddressableDevices_Args_STRUCT_SIZE,
         .executable = loaded};
-    code = pjdl_take_error_ctx(p->api, p->api->PJRT_LoadedExecutable_AddressableDevices(&a),
-                               "PJRT_LoadedExecutable_AddressableDevices");
+    code = pjdl__take_error_ctx(p->api, p->api->PJRT_LoadedExecutable_AddressableDevices(&a),
+                                "PJRT_LoadedExecutable_AddressableDevices");
     if (code != PJDL_OK)
         return code;
     if (a.num_addressable_devices != 1 || a.addressable_devices == NULL)
-        return pjdl_fail(PJDL_INTERNAL,
-                         "the compiled executable runs on %zu devices; one was asked for",
-                         a.num_addressable_devices);
-    *out = pjdl_client_lookup_device(client, a.addressable_devices[0]);
+        return pjdl__fail(PJDL_INTERNAL,
+                          "the compiled executable runs on %zu devices; one was asked for",
+                          a.num_addressable_devices);
+    *out = pjdl__client_lookup_device(client, a.addressable_devices[0]);
     if (*out == NULL)
-        return pjdl_fail(PJDL_INTERNAL,
-                         "the compiled executable's device is not an addressable device of "
-                         "this client");
+        return pjdl__fail(PJDL_INTERNAL,
+                          "the compiled executable's device is not an addressable device of "
+                          "this client");
     return PJDL_OK;
 }
 
@@ -135,25 +135,26 @@ static pjdl_code compile_program(pjdl_client *client, const char *code_text, siz
                                      .program = &program,
                                      .compile_options = compile_options,
                                      .compile_options_size = sizeof compile_options};
-    code = pjdl_take_error_ctx(p->api, p->api->PJRT_Client_Compile(&args), "PJRT_Client_Compile");
+    code = pjdl__take_error_ctx(p->api, p->api->PJRT_Client_Compile(&args), "PJRT_Client_Compile");
     if (code != PJDL_OK)
         return code;
     if (args.executable == NULL)
-        return pjdl_fail(PJDL_INTERNAL, "PJRT_Client_Compile succeeded but returned no executable");
+        return pjdl__fail(PJDL_INTERNAL,
+                          "PJRT_Client_Compile succeeded but returned no executable");
     *out = args.executable;
     return PJDL_OK;
 }
 
 pjdl_code pjdl_executable_compile(pjdl_client *client, const char *code_text, size_t code_size,
                                   const char *format, pjdl_executable **out) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (client == NULL || code_text == NULL || out == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "pjdl_executable_compile: client, code and out must not be NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "pjdl_executable_compile: client, code and out must not be NULL");
     if (format == NULL)
         format = "mlir";
     pjdl_executable *exe = NULL;
-    pjdl_code code = pjdl_alloc(sizeof *exe, "an executable", &exe);
+    pjdl_code code = pjdl__alloc(sizeof *exe, "an executable", &exe);
     if (code != PJDL_OK)
         return code;
     PJRT_LoadedExecutable *loaded = NULL;
@@ -199,16 +200,16 @@ static pjdl_code gather_args(const pjdl_executable *exe, pjdl_buffer *const *inp
     for (size_t i = 0; i < n; i++) {
         pjdl_buffer *b = inputs[i];
         if (b == NULL)
-            return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_executable_execute: input %zu is NULL",
-                             i);
+            return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_executable_execute: input %zu is NULL",
+                              i);
         if (b->client->client != exe->client->client)
-            return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                             "pjdl_executable_execute: input %zu belongs to another client", i);
+            return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                              "pjdl_executable_execute: input %zu belongs to another client", i);
         pthread_mutex_lock(&b->mu);
-        pjdl_code code = pjdl_buffer_check_live_locked(b);
+        pjdl_code code = pjdl__buffer_check_live_locked(b);
         pthread_mutex_unlock(&b->mu);
         if (code != PJDL_OK)
-            return pjdl_fail_context(code, "pjdl_executable_execute: input %zu: ", i);
+            return pjdl__fail_context(code, "pjdl_executable_execute: input %zu: ", i);
         args[i] = b->buffer;
     }
     return PJDL_OK;
@@ -218,12 +219,12 @@ static pjdl_code gather_args(const pjdl_executable *exe, pjdl_buffer *const *inp
  * rest, so nothing leaks and the caller's array is untouched. */
 static pjdl_code wrap_outputs(pjdl_executable *exe, PJRT_Buffer **raw, size_t n,
                               pjdl_buffer **outputs) {
-    const PJRT_Api *api = pjdl_client_api(exe->client);
+    const PJRT_Api *api = pjdl__client_api(exe->client);
     pjdl_buffer **wrapped = NULL;
-    pjdl_code code = pjdl_alloc((n ? n : 1) * sizeof *wrapped, "the results", &wrapped);
+    pjdl_code code = pjdl__alloc((n ? n : 1) * sizeof *wrapped, "the results", &wrapped);
     size_t done = 0;
     for (; code == PJDL_OK && done < n; done++) {
-        code = pjdl_buffer_adopt(exe->client, raw[done], &wrapped[done]);
+        code = pjdl__buffer_adopt(exe->client, raw[done], &wrapped[done]);
         if (code != PJDL_OK)
             break;
     }
@@ -231,7 +232,7 @@ static pjdl_code wrap_outputs(pjdl_executable *exe, PJRT_Buffer **raw, size_t n,
         for (size_t i = 0; wrapped != NULL && i < done; i++)
             pjdl_buffer_release(wrapped[i]);
         for (size_t i = wrapped != NULL ? done : 0; i < n; i++)
-            pjdl_pjrt_buffer_destroy(api, raw[i]);
+            pjdl__pjrt_buffer_destroy(api, raw[i]);
         free(wrapped);
         return code;
     }
@@ -261,39 +262,40 @@ static pjdl_code run(pjdl_executable *exe, PJRT_Buffer **args, size_t n_args, PJ
                                             .num_args = n_args,
                                             .output_lists = &out_list,
                                             .device_complete_events = &complete};
-    code = pjdl_take_error_ctx(p->api, p->api->PJRT_LoadedExecutable_Execute(&e),
-                               "PJRT_LoadedExecutable_Execute");
-    pjdl_event_destroy(p->api, complete);
+    code = pjdl__take_error_ctx(p->api, p->api->PJRT_LoadedExecutable_Execute(&e),
+                                "PJRT_LoadedExecutable_Execute");
+    pjdl__event_destroy(p->api, complete);
     if (code != PJDL_OK)
         return code;
     for (size_t i = 0; i < exe->num_outputs; i++)
         if (raw[i] == NULL) {
             for (size_t j = 0; j < exe->num_outputs; j++)
-                pjdl_pjrt_buffer_destroy(p->api, raw[j]);
-            return pjdl_fail(PJDL_INTERNAL,
-                             "PJRT_LoadedExecutable_Execute succeeded but left result %zu NULL", i);
+                pjdl__pjrt_buffer_destroy(p->api, raw[j]);
+            return pjdl__fail(PJDL_INTERNAL,
+                              "PJRT_LoadedExecutable_Execute succeeded but left result %zu NULL",
+                              i);
         }
     return PJDL_OK;
 }
 
 pjdl_code pjdl_executable_execute(pjdl_executable *exe, pjdl_buffer *const *inputs, size_t n_inputs,
                                   pjdl_buffer **outputs, size_t max_outputs, size_t *n_outputs) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (exe == NULL || (inputs == NULL && n_inputs > 0) || n_outputs == NULL ||
         (outputs == NULL && max_outputs > 0))
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "pjdl_executable_execute: exe, n_outputs, and inputs / outputs when "
-                         "their counts are not 0, must not be NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "pjdl_executable_execute: exe, n_outputs, and inputs / outputs when "
+                          "their counts are not 0, must not be NULL");
     if (max_outputs < exe->num_outputs)
-        return pjdl_fail(PJDL_OUT_OF_RANGE,
-                         "pjdl_executable_execute: the executable has %zu results; room was "
-                         "given for %zu",
-                         exe->num_outputs, max_outputs);
+        return pjdl__fail(PJDL_OUT_OF_RANGE,
+                          "pjdl_executable_execute: the executable has %zu results; room was "
+                          "given for %zu",
+                          exe->num_outputs, max_outputs);
     PJRT_Buffer **args = NULL, **raw = NULL;
-    pjdl_code code = pjdl_alloc((n_inputs ? n_inputs : 1) * sizeof *args, "the arguments", &args);
+    pjdl_code code = pjdl__alloc((n_inputs ? n_inputs : 1) * sizeof *args, "the arguments", &args);
     if (code == PJDL_OK)
-        code = pjdl_alloc((exe->num_outputs ? exe->num_outputs : 1) * sizeof *raw, "the results",
-                          &raw);
+        code = pjdl__alloc((exe->num_outputs ? exe->num_outputs : 1) * sizeof *raw, "the results",
+                           &raw);
     if (code == PJDL_OK) {
         memset(raw, 0, (exe->num_outputs ? exe->num_outputs : 1) * sizeof *raw);
         code = gather_args(exe, inputs, n_inputs, args);

@@ -34,7 +34,7 @@ typedef struct export_plan {
     uint64_t flags;
 } export_plan;
 
-/* Whether the table has both external-reference slots: pjdl_slot_present's
+/* Whether the table has both external-reference slots: pjdl__slot_present's
  * test, inline, as every export and every deleter asks. */
 static bool has_pin_slots(const PJRT_Api *api) {
     const size_t end = offsetof(PJRT_Api, PJRT_Buffer_DecreaseExternalReferenceCount) +
@@ -70,7 +70,7 @@ static void pin_unlock(pjdl_buffer *b) {
 
 /* Drops the pin taken by pin(), which found both slots present. */
 static void unpin(pjdl_buffer *b) {
-    const PJRT_Api *api = pjdl_client_api(b->client);
+    const PJRT_Api *api = pjdl__client_api(b->client);
     PJRT_Buffer_DecreaseExternalReferenceCount_Args args = {
         .struct_size = PJRT_Buffer_DecreaseExternalReferenceCount_Args_STRUCT_SIZE,
         .buffer = b->buffer};
@@ -78,7 +78,7 @@ static void unpin(pjdl_buffer *b) {
     PJRT_Error *error = api->PJRT_Buffer_DecreaseExternalReferenceCount(&args);
     pin_unlock(b);
     if (error != NULL)
-        pjdl_drop_error(api, error);
+        pjdl__drop_error(api, error);
 }
 
 static void export_free(export_ctx *ctx) {
@@ -117,7 +117,7 @@ static pjdl_code pin(pjdl_buffer *b) {
     pin_unlock(b);
     if (error == NULL)
         return PJDL_OK;
-    return pjdl_take_error_ctx(p->api, error, "PJRT_Buffer_IncreaseExternalReferenceCount");
+    return pjdl__take_error_ctx(p->api, error, "PJRT_Buffer_IncreaseExternalReferenceCount");
 }
 
 /* The data pointer of a buffer this export has just pinned.
@@ -144,7 +144,7 @@ static pjdl_code known_data(pjdl_buffer *b, const DLDataType *dtype, void **out)
         return PJDL_OK;
     }
     void *data = NULL;
-    pjdl_code code = pjdl_buffer_query_data(b, &data);
+    pjdl_code code = pjdl__buffer_query_data(b, &data);
     if (code != PJDL_OK)
         return code;
     pthread_mutex_lock(&b->mu);
@@ -162,28 +162,28 @@ static pjdl_code known_data(pjdl_buffer *b, const DLDataType *dtype, void **out)
 static pjdl_code make_ready(pjdl_buffer *b, const pjdl_export_options *o) {
     if (!o->has_stream)
         return atomic_load_explicit(&b->ready, memory_order_acquire) ? PJDL_OK
-                                                                     : pjdl_buffer_wait_ready(b);
+                                                                     : pjdl__buffer_wait_ready(b);
     const pjdl_plugin *p = b->client->plugin;
-    const PJRT_Stream_Extension *ext = pjdl_stream_extension(p);
+    const PJRT_Stream_Extension *ext = pjdl__stream_extension(p);
     if (ext == NULL || ext->wait_stream == NULL)
-        return pjdl_fail(PJDL_UNIMPLEMENTED,
-                         "a consumer stream was given, but the %s plugin has no stream extension "
-                         "to make it wait for the data",
-                         b->client->platform_name);
+        return pjdl__fail(PJDL_UNIMPLEMENTED,
+                          "a consumer stream was given, but the %s plugin has no stream extension "
+                          "to make it wait for the data",
+                          b->client->platform_name);
     PJRT_Wait_Until_Buffer_Ready_On_Stream_Args args = {
         .struct_size = PJRT_Wait_Until_Buffer_Ready_On_Stream_Args_STRUCT_SIZE,
         .stream = o->stream,
         .buffer = b->buffer};
-    return pjdl_take_error_ctx(p->api, ext->wait_stream(&args), "wait_stream");
+    return pjdl__take_error_ctx(p->api, ext->wait_stream(&args), "wait_stream");
 }
 
 /* The one allocation of an export; the DLPack struct is filled last. */
 static pjdl_code ctx_new(size_t ndim, export_ctx **out) {
     size_t size = sizeof(export_ctx) + 2 * ndim * sizeof(int64_t);
-    export_ctx *ctx = pjdl_malloc(size);
+    export_ctx *ctx = pjdl__malloc(size);
     if (ctx == NULL)
-        return pjdl_fail(PJDL_RESOURCE_EXHAUSTED,
-                         "out of memory allocating %zu bytes for an exported tensor", size);
+        return pjdl__fail(PJDL_RESOURCE_EXHAUSTED,
+                          "out of memory allocating %zu bytes for an exported tensor", size);
     ctx->buffer = NULL;
     ctx->pinned = false;
     ctx->host_data = NULL;
@@ -212,11 +212,11 @@ static pjdl_code export_view(pjdl_buffer *b, const pjdl_export_options *o, DLDev
 
 /* Host copy, compact row-major, marked IS_COPIED. */
 static pjdl_code export_copy(pjdl_buffer *b, export_ctx *ctx, export_plan *plan) {
-    ctx->host_data = pjdl_aligned_alloc(b->size_bytes);
+    ctx->host_data = pjdl__aligned_alloc(b->size_bytes);
     if (ctx->host_data == NULL)
-        return pjdl_fail(PJDL_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte host copy",
-                         b->size_bytes);
-    pjdl_code code = pjdl_buffer_read_host(b, ctx->host_data);
+        return pjdl__fail(PJDL_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte host copy",
+                          b->size_bytes);
+    pjdl_code code = pjdl__buffer_read_host(b, ctx->host_data);
     if (code != PJDL_OK)
         return code;
     uint64_t stride = 1; /* unsigned: may wrap for an empty buffer only */
@@ -246,9 +246,9 @@ static const char *copy_reason(const pjdl_buffer *b, const pjdl_export_options *
 
 static pjdl_code check_options(const pjdl_export_options *o) {
     if (o->mode != PJDL_EXPORT_SHARE && o->mode != PJDL_EXPORT_TRANSFER)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "export: unknown mode %d", (int)o->mode);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "export: unknown mode %d", (int)o->mode);
     if (o->copy != PJDL_COPY_IF_NEEDED && o->copy != PJDL_COPY_NEVER && o->copy != PJDL_COPY_ALWAYS)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "export: unknown copy setting %d", (int)o->copy);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "export: unknown copy setting %d", (int)o->copy);
     return PJDL_OK;
 }
 
@@ -269,13 +269,13 @@ static pjdl_code export_fill(pjdl_buffer *b, const pjdl_export_options *o, bool 
     if (why == NULL)
         return export_view(b, o, own, ctx, plan);
     if (o->copy == PJDL_COPY_NEVER)
-        return pjdl_fail(b->layout_code != PJDL_OK ? b->layout_code : PJDL_INVALID_ARGUMENT,
-                         "export needs a copy (%s) but copy=NEVER", why);
+        return pjdl__fail(b->layout_code != PJDL_OK ? b->layout_code : PJDL_INVALID_ARGUMENT,
+                          "export needs a copy (%s) but copy=NEVER", why);
     if (o->has_dl_device && o->dl_device.device_type != kDLCPU &&
         !pjdl_dl_device_same(o->dl_device, own))
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "export can copy only to the host (kDLCPU), not to device type %d",
-                         (int)o->dl_device.device_type);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "export can copy only to the host (kDLCPU), not to device type %d",
+                          (int)o->dl_device.device_type);
     return export_copy(b, ctx, plan);
 }
 
@@ -300,10 +300,10 @@ static pjdl_code reserve(pjdl_buffer *b, const pjdl_export_options *o) {
         if (!atomic_load_explicit(&b->transferred, memory_order_acquire) &&
             !atomic_load_explicit(&b->deleted, memory_order_acquire))
             return PJDL_OK;
-        return pjdl_buffer_check_live_locked(b);
+        return pjdl__buffer_check_live_locked(b);
     }
     pthread_mutex_lock(&b->mu);
-    pjdl_code code = pjdl_buffer_check_live_locked(b);
+    pjdl_code code = pjdl__buffer_check_live_locked(b);
     if (code == PJDL_OK && o->mode == PJDL_EXPORT_TRANSFER)
         b->transferred = true;
     pthread_mutex_unlock(&b->mu);
@@ -320,16 +320,16 @@ static void unreserve(pjdl_buffer *b, const pjdl_export_options *o) {
 
 static pjdl_code export_any(pjdl_buffer *b, const pjdl_export_options *options, bool versioned,
                             export_ctx **out, export_plan *plan) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
     if (b == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "export: buffer is NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "export: buffer is NULL");
     pjdl_code code = PJDL_OK;
     if (options != NULL && options->struct_size == sizeof o)
         o = *options; /* this version's struct: nothing to default */
     else if (options != NULL)
-        code = pjdl_copy_options(options, options->struct_size, sizeof o, &o, sizeof o,
-                                 "pjdl_export_options");
+        code = pjdl__copy_options(options, options->struct_size, sizeof o, &o, sizeof o,
+                                  "pjdl_export_options");
     if (code == PJDL_OK)
         code = check_options(&o);
     if (code == PJDL_OK)
@@ -356,7 +356,7 @@ pjdl_code pjdl_buffer_export(pjdl_buffer *buffer, const pjdl_export_options *opt
     export_ctx *ctx;
     export_plan plan = {0};
     if (out == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_export: out is NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_export: out is NULL");
     pjdl_code code = export_any(buffer, options, true, &ctx, &plan);
     if (code != PJDL_OK)
         return code;
@@ -376,7 +376,7 @@ pjdl_code pjdl_buffer_export_legacy(pjdl_buffer *buffer, const pjdl_export_optio
     export_ctx *ctx;
     export_plan plan = {0};
     if (out == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_export_legacy: out is NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_export_legacy: out is NULL");
     pjdl_code code = export_any(buffer, options, false, &ctx, &plan);
     if (code != PJDL_OK)
         return code;

@@ -28,28 +28,28 @@ static pjdl_code find_target(import_job *job, pjdl_client *const *clients, size_
         job->memory = o->memory;
         job->device = device_of_memory(o->memory);
         if (job->device == NULL)
-            return pjdl_fail(PJDL_INVALID_ARGUMENT, "import: the target memory has no device");
+            return pjdl__fail(PJDL_INVALID_ARGUMENT, "import: the target memory has no device");
     } else if (o->device != NULL) {
         job->device = o->device;
         job->memory = o->device->default_memory;
     } else {
         if (clients == NULL && n > 0)
-            return pjdl_fail(PJDL_INVALID_ARGUMENT, "import: clients is NULL");
+            return pjdl__fail(PJDL_INVALID_ARGUMENT, "import: clients is NULL");
         /* A client whose devices hold this memory by default (a cpu client
          * for host memory) before one that merely has it too (an
          * accelerator's pinned_host memory). */
         for (int pass = 0; pass < 2 && job->device == NULL; pass++)
             for (size_t i = 0; i < n && job->device == NULL; i++)
                 if (clients[i] != NULL &&
-                    !pjdl_client_find_dl_memory(clients[i], job->tensor->device, pass == 0,
-                                                &job->device, &job->memory))
+                    !pjdl__client_find_dl_memory(clients[i], job->tensor->device, pass == 0,
+                                                 &job->device, &job->memory))
                     job->device = NULL;
         if (job->device == NULL)
-            return pjdl_fail(PJDL_NOT_FOUND,
-                             "import: none of the %zu clients has a device for the tensor's "
-                             "DLDevice {%s, %d}",
-                             n, pjdl_dl_device_type_name(job->tensor->device.device_type),
-                             (int)job->tensor->device.device_id);
+            return pjdl__fail(PJDL_NOT_FOUND,
+                              "import: none of the %zu clients has a device for the tensor's "
+                              "DLDevice {%s, %d}",
+                              n, pjdl_dl_device_type_name(job->tensor->device.device_type),
+                              (int)job->tensor->device.device_id);
         job->client = job->device->client;
         job->target_dl = job->tensor->device; /* found by it */
         return PJDL_OK;
@@ -82,13 +82,13 @@ static const char *view_obstacle(const import_job *job, pjdl_code *code) {
 /* Whether a copy is possible; fails with the reason when not. */
 static pjdl_code check_copy(const import_job *job, pjdl_code code, const char *why) {
     if (job->options.copy == PJDL_COPY_NEVER)
-        return pjdl_fail(code, "import: no zero-copy view is possible (%s) and copy=NEVER", why);
+        return pjdl__fail(code, "import: no zero-copy view is possible (%s) and copy=NEVER", why);
     DLDeviceType src = job->tensor->device.device_type;
     if (!pjdl_dl_device_type_host_reachable(src))
-        return pjdl_fail(code,
-                         "import: no zero-copy view is possible (%s), and memory of %s is not "
-                         "reachable from the host for a copy",
-                         why, pjdl_dl_device_type_name(src));
+        return pjdl__fail(code,
+                          "import: no zero-copy view is possible (%s), and memory of %s is not "
+                          "reachable from the host for a copy",
+                          why, pjdl_dl_device_type_name(src));
     return PJDL_OK;
 }
 
@@ -102,20 +102,20 @@ static pjdl_code import_as_view(import_job *job, DLManagedTensorVersioned *v, DL
                                 pjdl_buffer **out) {
     pjdl_buffer *b = NULL;
     pjdl_code code =
-        pjdl_buffer_new_view(job->client, job->type, job->tensor->shape, (size_t)job->tensor->ndim,
-                             job->layout.minor_to_major, job->device, job->memory, v, l, &b);
+        pjdl__buffer_new_view(job->client, job->type, job->tensor->shape, (size_t)job->tensor->ndim,
+                              job->layout.minor_to_major, job->device, job->memory, v, l, &b);
     if (code != PJDL_OK)
         return code;
     job->owner = b->view_owner;
     PJRT_Buffer *pjrt = NULL;
-    code = pjdl_import_view(job, &pjrt);
+    code = pjdl__import_view(job, &pjrt);
     if (code != PJDL_OK) {
-        pjdl_import_owner_finish(job->owner, false); /* frees b */
+        pjdl__import_owner_finish(job->owner, false); /* frees b */
         job->owner = NULL;
         return code;
     }
-    pjdl_buffer_view_created(b, pjrt);
-    pjdl_import_owner_finish(job->owner, true);
+    pjdl__buffer_view_created(b, pjrt);
+    pjdl__import_owner_finish(job->owner, true);
     *out = b;
     return PJDL_OK;
 }
@@ -123,25 +123,25 @@ static pjdl_code import_as_view(import_job *job, DLManagedTensorVersioned *v, DL
 /* A copy into a new PJRT buffer, then adopted (its metadata read back). */
 static pjdl_code import_as_copy(import_job *job, DLManagedTensorVersioned *v, DLManagedTensor *l,
                                 pjdl_buffer **out) {
-    pjdl_code code = pjdl_import_owner_new(v, l, &job->owner);
+    pjdl_code code = pjdl__import_owner_new(v, l, &job->owner);
     if (code != PJDL_OK)
         return code;
     PJRT_Buffer *pjrt = NULL;
-    code = pjdl_import_copy(job, &pjrt);
+    code = pjdl__import_copy(job, &pjrt);
     if (code != PJDL_OK) {
-        pjdl_import_owner_finish(job->owner, false);
+        pjdl__import_owner_finish(job->owner, false);
         job->owner = NULL;
         return code;
     }
-    code = pjdl_buffer_adopt(job->client, pjrt, out);
+    code = pjdl__buffer_adopt(job->client, pjrt, out);
     if (code == PJDL_OK) {
-        pjdl_import_owner_finish(job->owner, true);
+        pjdl__import_owner_finish(job->owner, true);
         return PJDL_OK;
     }
     /* The caller keeps the tensor: once PJRT has let go of it, and without
      * its deleter being called. */
-    pjdl_pjrt_buffer_destroy(job->client->plugin->api, pjrt);
-    pjdl_import_owner_abandon(job->owner);
+    pjdl__pjrt_buffer_destroy(job->client->plugin->api, pjrt);
+    pjdl__import_owner_abandon(job->owner);
     return code;
 }
 
@@ -166,17 +166,17 @@ static pjdl_code import_pjrt(import_job *job, DLManagedTensorVersioned *v, DLMan
 static pjdl_code job_prepare(import_job *job, const DLTensor *t,
                              const pjdl_import_options *options) {
     pjdl_code code =
-        pjdl_copy_options(options, options ? options->struct_size : 0, sizeof job->options,
-                          &job->options, sizeof job->options, "pjdl_import_options");
+        pjdl__copy_options(options, options ? options->struct_size : 0, sizeof job->options,
+                           &job->options, sizeof job->options, "pjdl_import_options");
     if (code != PJDL_OK)
         return code;
     pjdl_copy c = job->options.copy;
     if (c != PJDL_COPY_IF_NEEDED && c != PJDL_COPY_NEVER && c != PJDL_COPY_ALWAYS)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "import: unknown copy setting %d", (int)c);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "import: unknown copy setting %d", (int)c);
     job->tensor = t;
-    code = pjdl_tensor_check(t, &job->layout);
+    code = pjdl__tensor_check(t, &job->layout);
     if (code == PJDL_OK)
-        code = pjdl_dtype_to_pjrt_checked(t->dtype, &job->type);
+        code = pjdl__dtype_to_pjrt_checked(t->dtype, &job->type);
     return code;
 }
 
@@ -184,7 +184,7 @@ static pjdl_code import_any(pjdl_client *const *clients, size_t n, const DLTenso
                             bool read_only, DLManagedTensorVersioned *v, DLManagedTensor *l,
                             const pjdl_import_options *options, pjdl_buffer **out) {
     /* Field by field: job.layout has room for PJDL_MAX_RANK dimensions and
-     * pjdl_tensor_check fills only what the tensor has. */
+     * pjdl__tensor_check fills only what the tensor has. */
     import_job job;
     job.options = (pjdl_import_options)PJDL_IMPORT_OPTIONS_INIT;
     job.read_only = read_only;
@@ -204,29 +204,29 @@ static pjdl_code import_any(pjdl_client *const *clients, size_t n, const DLTenso
 pjdl_code pjdl_import(pjdl_client *const *clients, size_t num_clients,
                       DLManagedTensorVersioned *tensor, const pjdl_import_options *options,
                       pjdl_buffer **out) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (tensor == NULL || out == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_import: tensor and out must not be NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_import: tensor and out must not be NULL");
     if (tensor->version.major != DLPACK_MAJOR_VERSION)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "pjdl_import: the tensor is DLPack version %u.%u; this library reads "
-                         "major version %d",
-                         tensor->version.major, tensor->version.minor, DLPACK_MAJOR_VERSION);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "pjdl_import: the tensor is DLPack version %u.%u; this library reads "
+                          "major version %d",
+                          tensor->version.major, tensor->version.minor, DLPACK_MAJOR_VERSION);
     /* A newer minor version may add flags; one we do not know could change
      * how the memory must be read (dlpack.h: use a tensor only when every
      * field is understood), so it is refused rather than ignored. */
     const uint64_t known = DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_COPIED |
                            DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
     if (tensor->flags & ~known)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "pjdl_import: the tensor (DLPack %u.%u) has flags 0x%llx that this "
-                         "library does not know (it reads DLPack %d.%d)",
-                         tensor->version.major, tensor->version.minor,
-                         (unsigned long long)(tensor->flags & ~known), DLPACK_MAJOR_VERSION,
-                         DLPACK_MINOR_VERSION);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "pjdl_import: the tensor (DLPack %u.%u) has flags 0x%llx that this "
+                          "library does not know (it reads DLPack %d.%d)",
+                          tensor->version.major, tensor->version.minor,
+                          (unsigned long long)(tensor->flags & ~known), DLPACK_MAJOR_VERSION,
+                          DLPACK_MINOR_VERSION);
     if (tensor->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED)
-        return pjdl_fail(PJDL_UNIMPLEMENTED, "pjdl_import: padded sub-byte tensors are not "
-                                             "supported");
+        return pjdl__fail(PJDL_UNIMPLEMENTED, "pjdl_import: padded sub-byte tensors are not "
+                                              "supported");
     bool read_only = (tensor->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
     return import_any(clients, num_clients, &tensor->dl_tensor, read_only, tensor, NULL, options,
                       out);
@@ -235,9 +235,9 @@ pjdl_code pjdl_import(pjdl_client *const *clients, size_t num_clients,
 pjdl_code pjdl_import_legacy(pjdl_client *const *clients, size_t num_clients,
                              DLManagedTensor *tensor, const pjdl_import_options *options,
                              pjdl_buffer **out) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (tensor == NULL || out == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "pjdl_import_legacy: tensor and out must not be NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "pjdl_import_legacy: tensor and out must not be NULL");
     return import_any(clients, num_clients, &tensor->dl_tensor, false, NULL, tensor, options, out);
 }

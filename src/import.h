@@ -13,7 +13,7 @@
  *
  * A view's owner lives in its pjdl_buffer's allocation (container): that
  * allocation is freed when PJRT released the memory and the buffer was
- * released (pjdl_import_owner_unhold), whichever is last. A copy's owner is
+ * released (pjdl__import_owner_unhold), whichever is last. A copy's owner is
  * an allocation of its own, freed when the import decided and PJRT
  * released the source. */
 typedef struct import_owner {
@@ -39,41 +39,41 @@ typedef struct import_job {
 
 /* The address of the tensor's first element. An empty tensor's data may be
  * NULL and its byte_offset anything (nothing is read): its data as is. */
-static inline void *pjdl_import_data(const import_job *job) {
+static inline void *pjdl__import_data(const import_job *job) {
     if (job->layout.num_elements == 0)
         return job->tensor->data;
     return (char *)job->tensor->data + job->tensor->byte_offset;
 }
 
-pjdl_code pjdl_import_owner_new(DLManagedTensorVersioned *v, DLManagedTensor *l,
-                                import_owner **out);
+pjdl_code pjdl__import_owner_new(DLManagedTensorVersioned *v, DLManagedTensor *l,
+                                 import_owner **out);
 /* Sets up an owner that lives inside `container`'s allocation. */
-void pjdl_import_owner_init(import_owner *owner, DLManagedTensorVersioned *v, DLManagedTensor *l,
-                            pjdl_buffer *container);
+void pjdl__import_owner_init(import_owner *owner, DLManagedTensorVersioned *v, DLManagedTensor *l,
+                             pjdl_buffer *container);
 /* The container buffer is gone (its last reference was released): frees
  * the allocation now, or lets PJRT's release do it. */
-void pjdl_import_owner_unhold(import_owner *owner);
+void pjdl__import_owner_unhold(import_owner *owner);
 /* Marks the outcome and drops the import call's reference; on success calls
  * the deleter if PJRT already released the memory. */
-void pjdl_import_owner_finish(import_owner *owner, bool success);
+void pjdl__import_owner_finish(import_owner *owner, bool success);
 /* The import failed after PJRT took the memory: waits until PJRT released
  * it (so the caller may free it), never calls the deleter, and drops the
  * import call's reference. */
-void pjdl_import_owner_abandon(import_owner *owner);
+void pjdl__import_owner_abandon(import_owner *owner);
 /* PJRT no longer needs the memory: calls the deleter if the import
  * succeeded, and drops the callback's reference. */
-void pjdl_import_owner_release(import_owner *owner);
+void pjdl__import_owner_release(import_owner *owner);
 
 /* The release callback will never come (registration failed): drops its
  * reference without calling the deleter. */
-void pjdl_import_owner_cancel(import_owner *owner);
+void pjdl__import_owner_cancel(import_owner *owner);
 
 /* Tries a zero-copy view; *out is the new PJRT buffer. On failure the owner
  * has no callback reference pending. */
-pjdl_code pjdl_import_view(import_job *job, PJRT_Buffer **out);
+pjdl_code pjdl__import_view(import_job *job, PJRT_Buffer **out);
 
 /* Copies the host-reachable tensor into the target; arranges for the owner
  * to be released once the source is no longer needed. */
-pjdl_code pjdl_import_copy(import_job *job, PJRT_Buffer **out);
+pjdl_code pjdl__import_copy(import_job *job, PJRT_Buffer **out);
 
 #endif

@@ -38,63 +38,63 @@ static bool direct_ok(const pjdl_layout *l) {
     for (int i = 0; i < n; i++) {
         if (stride[i] < span)
             return false;
-        span = stride[i] * extent[i]; /* no overflow: checked by pjdl_tensor_check */
+        span = stride[i] * extent[i]; /* no overflow: checked by pjdl__tensor_check */
     }
     return true;
 }
 
 static void on_host_done(void *arg, pjdl_code code) {
     (void)code; /* failed or not, the plugin no longer reads the source */
-    pjdl_import_owner_release(arg);
+    pjdl__import_owner_release(arg);
 }
 
 static pjdl_code copy_from(import_job *job, const void *src, const int64_t *byte_strides,
                            PJRT_HostBufferSemantics semantics, PJRT_Buffer **out,
                            PJRT_Event **done) {
-    return pjdl_host_to_device(job->client, src, job->type, job->tensor->shape,
-                               (size_t)job->tensor->ndim, byte_strides, job->device, job->memory,
-                               semantics, out, done);
+    return pjdl__host_to_device(job->client, src, job->type, job->tensor->shape,
+                                (size_t)job->tensor->ndim, byte_strides, job->device, job->memory,
+                                semantics, out, done);
 }
 
 /* The source is read in place; the owner is released when that is over. */
 static pjdl_code copy_direct(import_job *job, PJRT_Buffer **out) {
     const pjdl_plugin *p = job->client->plugin;
-    const void *src = pjdl_import_data(job);
+    const void *src = pjdl__import_data(job);
     const int64_t *strides =
         job->layout.kind == PJDL_LAYOUT_ROW_MAJOR ? NULL : job->layout.byte_strides;
     PJRT_Event *done = NULL;
     pjdl_code code = copy_from(
         job, src, strides, PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes, out, &done);
     if (code == PJDL_OK && done != NULL) {
-        if (pjdl_event_then(p, done, on_host_done, job->owner) != PJDL_OK) {
-            pjdl_event_wait(p, done, 0);
-            pjdl_import_owner_release(job->owner);
+        if (pjdl__event_then(p, done, on_host_done, job->owner) != PJDL_OK) {
+            pjdl__event_wait(p, done, 0);
+            pjdl__import_owner_release(job->owner);
         }
-        pjdl_event_destroy(p->api, done);
+        pjdl__event_destroy(p->api, done);
         return PJDL_OK;
     }
     if (code == PJDL_OK || !plugin_refused(code)) {
         if (code == PJDL_OK)
-            pjdl_import_owner_release(job->owner);
+            pjdl__import_owner_release(job->owner);
         return code;
     }
     code =
         copy_from(job, src, strides, PJRT_HostBufferSemantics_kImmutableOnlyDuringCall, out, &done);
-    pjdl_event_destroy(p->api, done);
+    pjdl__event_destroy(p->api, done);
     if (code == PJDL_OK)
-        pjdl_import_owner_release(job->owner);
+        pjdl__import_owner_release(job->owner);
     return code;
 }
 
 /* Packs the tensor compactly first; the source is free once packed. */
 static pjdl_code copy_staged(import_job *job, PJRT_Buffer **out) {
     const pjdl_plugin *p = job->client->plugin;
-    void *staging = pjdl_aligned_alloc(job->layout.nbytes);
+    void *staging = pjdl__aligned_alloc(job->layout.nbytes);
     if (staging == NULL)
-        return pjdl_fail(PJDL_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte staging copy",
-                         job->layout.nbytes);
+        return pjdl__fail(PJDL_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte staging copy",
+                          job->layout.nbytes);
     if (job->layout.nbytes > 0)
-        pjdl_strided_copy(staging, pjdl_import_data(job), &job->layout);
+        pjdl__strided_copy(staging, pjdl__import_data(job), &job->layout);
     PJRT_Event *done = NULL;
     pjdl_code code = copy_from(job, staging, NULL,
                                PJRT_HostBufferSemantics_kImmutableOnlyDuringCall, out, &done);
@@ -102,28 +102,28 @@ static pjdl_code copy_staged(import_job *job, PJRT_Buffer **out) {
         code = copy_from(job, staging, NULL,
                          PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes, out, &done);
     if (code == PJDL_OK) {
-        pjdl_code waited = pjdl_event_wait(p, done, 0);
+        pjdl_code waited = pjdl__event_wait(p, done, 0);
         (void)waited; /* the staging copy may go either way */
     }
-    pjdl_event_destroy(p->api, done);
+    pjdl__event_destroy(p->api, done);
     free(staging);
     if (code == PJDL_OK)
-        pjdl_import_owner_release(job->owner);
+        pjdl__import_owner_release(job->owner);
     return code;
 }
 
-pjdl_code pjdl_import_copy(import_job *job, PJRT_Buffer **out) {
+pjdl_code pjdl__import_copy(import_job *job, PJRT_Buffer **out) {
     pjdl_code code = PJDL_UNIMPLEMENTED;
     if (direct_ok(&job->layout)) {
         code = copy_direct(job, out);
         if (code == PJDL_OK || !plugin_refused(code)) {
             if (code != PJDL_OK)
-                pjdl_import_owner_cancel(job->owner);
+                pjdl__import_owner_cancel(job->owner);
             return code;
         }
     }
     code = copy_staged(job, out);
     if (code != PJDL_OK)
-        pjdl_import_owner_cancel(job->owner);
+        pjdl__import_owner_cancel(job->owner);
     return code;
 }

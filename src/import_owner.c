@@ -22,28 +22,28 @@ enum {
 static pthread_mutex_t waiters_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t waiters_cv = PTHREAD_COND_INITIALIZER;
 
-void pjdl_import_owner_init(import_owner *o, DLManagedTensorVersioned *v, DLManagedTensor *l,
-                            pjdl_buffer *container) {
+void pjdl__import_owner_init(import_owner *o, DLManagedTensorVersioned *v, DLManagedTensor *l,
+                             pjdl_buffer *container) {
     atomic_init(&o->bits, 0u);
     o->versioned = v;
     o->legacy = l;
     o->container = container;
 }
 
-pjdl_code pjdl_import_owner_new(DLManagedTensorVersioned *v, DLManagedTensor *l,
-                                import_owner **out) {
+pjdl_code pjdl__import_owner_new(DLManagedTensorVersioned *v, DLManagedTensor *l,
+                                 import_owner **out) {
     import_owner *o = NULL;
-    pjdl_code code = pjdl_alloc(sizeof *o, "an imported tensor", &o);
+    pjdl_code code = pjdl__alloc(sizeof *o, "an imported tensor", &o);
     if (code != PJDL_OK)
         return code;
-    pjdl_import_owner_init(o, v, l, NULL);
+    pjdl__import_owner_init(o, v, l, NULL);
     *out = o;
     return PJDL_OK;
 }
 
 static void owner_free(import_owner *o) {
     if (o->container != NULL)
-        pjdl_buffer_free_block(o->container);
+        pjdl__buffer_free_block(o->container);
     else
         free(o);
 }
@@ -70,7 +70,7 @@ static unsigned set_bits(import_owner *o, unsigned bits) {
     return atomic_fetch_or_explicit(&o->bits, bits, memory_order_acq_rel);
 }
 
-void pjdl_import_owner_finish(import_owner *o, bool success) {
+void pjdl__import_owner_finish(import_owner *o, bool success) {
     unsigned held = success && o->container != NULL ? OWNER_HELD : 0;
     deleter d = deleter_of(o);
     unsigned old;
@@ -95,7 +95,7 @@ void pjdl_import_owner_finish(import_owner *o, bool success) {
         owner_free(o);
 }
 
-void pjdl_import_owner_abandon(import_owner *o) {
+void pjdl__import_owner_abandon(import_owner *o) {
     unsigned old = set_bits(o, OWNER_FAILED | OWNER_WAITER);
     if (!(old & OWNER_RELEASED)) {
         pthread_mutex_lock(&waiters_mu);
@@ -106,7 +106,7 @@ void pjdl_import_owner_abandon(import_owner *o) {
     owner_free(o);
 }
 
-void pjdl_import_owner_unhold(import_owner *o) {
+void pjdl__import_owner_unhold(import_owner *o) {
     /* PJRT's release, once seen, is over: no atomic write needed. */
     unsigned old = atomic_load_explicit(&o->bits, memory_order_acquire);
     if (!(old & OWNER_RELEASED))
@@ -144,10 +144,10 @@ static void release(import_owner *o, bool with_deleter) {
         owner_free(o);
 }
 
-void pjdl_import_owner_release(import_owner *o) {
+void pjdl__import_owner_release(import_owner *o) {
     release(o, true);
 }
 
-void pjdl_import_owner_cancel(import_owner *o) {
+void pjdl__import_owner_cancel(import_owner *o) {
     release(o, false);
 }

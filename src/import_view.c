@@ -3,12 +3,12 @@
 
 static void on_view_deleted(void *device_buffer_ptr, void *user_arg) {
     (void)device_buffer_ptr;
-    pjdl_callback_enter();
-    pjdl_import_owner_release(user_arg);
-    pjdl_callback_leave();
+    pjdl__callback_enter();
+    pjdl__import_owner_release(user_arg);
+    pjdl__callback_leave();
 }
 
-pjdl_code pjdl_import_view(import_job *job, PJRT_Buffer **out) {
+pjdl_code pjdl__import_view(import_job *job, PJRT_Buffer **out) {
     const pjdl_plugin *p = job->client->plugin;
     pjdl_code code = PJDL_NEED(p, PJRT_Client_CreateViewOfDeviceBuffer);
     if (code == PJDL_OK) /* else the view could never be freed */
@@ -24,7 +24,7 @@ pjdl_code pjdl_import_view(import_job *job, PJRT_Buffer **out) {
     PJRT_Client_CreateViewOfDeviceBuffer_Args a = {
         .struct_size = PJRT_Client_CreateViewOfDeviceBuffer_Args_STRUCT_SIZE,
         .client = job->client->client,
-        .device_buffer_ptr = pjdl_import_data(job),
+        .device_buffer_ptr = pjdl__import_data(job),
         .dims = t->shape,
         .num_dims = (size_t)t->ndim,
         .element_type = job->type,
@@ -35,12 +35,12 @@ pjdl_code pjdl_import_view(import_job *job, PJRT_Buffer **out) {
         .on_delete_callback_arg = job->owner,
         .stream = job->options.has_stream ? job->options.stream : 0,
         .memory = job->memory ? job->memory->memory : NULL};
-    code = pjdl_take_error_ctx(p->api, p->api->PJRT_Client_CreateViewOfDeviceBuffer(&a),
-                               "PJRT_Client_CreateViewOfDeviceBuffer");
+    code = pjdl__take_error_ctx(p->api, p->api->PJRT_Client_CreateViewOfDeviceBuffer(&a),
+                                "PJRT_Client_CreateViewOfDeviceBuffer");
     if (code == PJDL_OK && a.buffer == NULL)
-        code = pjdl_fail(PJDL_INTERNAL, "PJRT_Client_CreateViewOfDeviceBuffer returned no buffer");
+        code = pjdl__fail(PJDL_INTERNAL, "PJRT_Client_CreateViewOfDeviceBuffer returned no buffer");
     if (code != PJDL_OK) {
-        pjdl_import_owner_cancel(job->owner);
+        pjdl__import_owner_cancel(job->owner);
         return code;
     }
     *out = a.buffer;

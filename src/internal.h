@@ -24,11 +24,11 @@ struct pjdl_plugin {
 };
 
 /* Makes a plugin of a dlopen()ed library (plugin.c); takes handle and path. */
-pjdl_code pjdl_plugin_open(void *handle, char *path, const PJRT_Api *api, pjdl_plugin **out);
+pjdl_code pjdl__plugin_open(void *handle, char *path, const PJRT_Api *api, pjdl_plugin **out);
 
 /* Whether the plugin's table holds a non-NULL slot at byte `offset`.
  * Inline: the hot paths ask it for every call into the plugin. */
-static inline bool pjdl_slot_present(const PJRT_Api *api, size_t offset) {
+static inline bool pjdl__slot_present(const PJRT_Api *api, size_t offset) {
     if (api == NULL || offset + sizeof(void (*)(void)) > api->struct_size)
         return false;
     void (*fn)(void);
@@ -37,58 +37,58 @@ static inline bool pjdl_slot_present(const PJRT_Api *api, size_t offset) {
 }
 
 /* OK when the slot is present, else UNIMPLEMENTED naming it. */
-pjdl_code pjdl_need_slot(const pjdl_plugin *plugin, size_t offset, const char *name);
+pjdl_code pjdl__need_slot(const pjdl_plugin *plugin, size_t offset, const char *name);
 
-#define PJDL_HAS(plugin, slot) pjdl_slot_present((plugin)->api, offsetof(PJRT_Api, slot))
+#define PJDL_HAS(plugin, slot) pjdl__slot_present((plugin)->api, offsetof(PJRT_Api, slot))
 #define PJDL_NEED(plugin, slot)                                                                    \
-    (PJDL_HAS(plugin, slot) ? PJDL_OK : pjdl_need_slot((plugin), offsetof(PJRT_Api, slot), #slot))
+    (PJDL_HAS(plugin, slot) ? PJDL_OK : pjdl__need_slot((plugin), offsetof(PJRT_Api, slot), #slot))
 
 /* Converts a PJRT error into a pjdl_code and the thread's message (the
  * plugin's code and text), destroys it, and returns the code. NULL is OK. */
-pjdl_code pjdl_take_error(const PJRT_Api *api, PJRT_Error *error);
+pjdl_code pjdl__take_error(const PJRT_Api *api, PJRT_Error *error);
 
 /* The same, with "context: " put before the plugin's message. */
-pjdl_code pjdl_take_error_ctx(const PJRT_Api *api, PJRT_Error *error, const char *context);
+pjdl_code pjdl__take_error_ctx(const PJRT_Api *api, PJRT_Error *error, const char *context);
 
 /* Reads code and message of `error` into buf without touching the thread's
  * message, then destroys it. */
-pjdl_code pjdl_error_read(const PJRT_Api *api, PJRT_Error *error, char *buf, size_t size);
+pjdl_code pjdl__error_read(const PJRT_Api *api, PJRT_Error *error, char *buf, size_t size);
 
 /* Destroys an error without reporting it (for clean-up paths). */
-void pjdl_drop_error(const PJRT_Api *api, PJRT_Error *error);
+void pjdl__drop_error(const PJRT_Api *api, PJRT_Error *error);
 
 /* Destroys an event (NULL is fine); errors are dropped. */
-void pjdl_event_destroy(const PJRT_Api *api, PJRT_Event *event);
+void pjdl__event_destroy(const PJRT_Api *api, PJRT_Event *event);
 
 /* Blocks until `event` is ready and returns its error (converted), or
  * DEADLINE_EXCEEDED after timeout_ms milliseconds (<= 0: no limit). Does not
  * destroy the event. */
-pjdl_code pjdl_event_wait(const pjdl_plugin *plugin, PJRT_Event *event, int64_t timeout_ms);
+pjdl_code pjdl__event_wait(const pjdl_plugin *plugin, PJRT_Event *event, int64_t timeout_ms);
 
 /* Calls fn(arg, code) once `event` is ready, possibly on another thread or
  * before returning. On failure to register, returns the error and never calls
  * fn. Does not destroy the event. */
 typedef void (*pjdl_event_fn)(void *arg, pjdl_code code);
-pjdl_code pjdl_event_then(const pjdl_plugin *plugin, PJRT_Event *event, pjdl_event_fn fn,
-                          void *arg);
+pjdl_code pjdl__event_then(const pjdl_plugin *plugin, PJRT_Event *event, pjdl_event_fn fn,
+                           void *arg);
 
 /* Allocates with malloc, failing with RESOURCE_EXHAUSTED naming `what`. */
-pjdl_code pjdl_alloc(size_t size, const char *what, void *out);
+pjdl_code pjdl__alloc(size_t size, const char *what, void *out);
 /* strndup that reports RESOURCE_EXHAUSTED. */
-pjdl_code pjdl_strdup(const char *s, size_t len, char **out);
+pjdl_code pjdl__strdup(const char *s, size_t len, char **out);
 /* malloc / realloc (size 0 is 1): NULL when out of memory, no message. */
-void *pjdl_malloc(size_t size);
-void *pjdl_realloc(void *p, size_t size);
+void *pjdl__malloc(size_t size);
+void *pjdl__realloc(void *p, size_t size);
 
 /* Test-only allocation-failure injection, not part of the public API (the
  * symbol is hidden in the shared library; tests link the static one). Every
- * allocation of the library goes through pjdl_alloc, pjdl_strdup,
- * pjdl_malloc, pjdl_realloc or pjdl_aligned_alloc; after this call the
+ * allocation of the library goes through pjdl__alloc, pjdl__strdup,
+ * pjdl__malloc, pjdl__realloc or pjdl__aligned_alloc; after this call the
  * `nth` of them (1-based, counted process-wide) fails once as if the host
  * were out of memory; 0 disables it. Returns how many allocations happened
  * since the previous call, so a test can walk nth over every allocation of a
  * scenario. */
-long pjdl_test_fail_alloc_after(long nth);
+long pjdl__test_fail_alloc_after(long nth);
 
 /* ------------------------------------------------------------------ client */
 
@@ -130,26 +130,26 @@ struct pjdl_client {
     _Atomic int64_t timeout_ms;
 };
 
-static inline const PJRT_Api *pjdl_client_api(const pjdl_client *client) {
+static inline const PJRT_Api *pjdl__client_api(const pjdl_client *client) {
     return client->plugin->api;
 }
 
 /* Fills the client's platform, devices and memories (client.c -> device.c). */
-pjdl_code pjdl_client_read_topology(pjdl_client *client);
-void pjdl_client_free_topology(pjdl_client *client);
+pjdl_code pjdl__client_read_topology(pjdl_client *client);
+void pjdl__client_free_topology(pjdl_client *client);
 
 /* Bracket the library's code run from a plugin's callback (possibly on a
  * plugin thread): a client whose last reference goes there is destroyed on a
  * thread of the library's own (client.c). */
-void pjdl_callback_enter(void);
-void pjdl_callback_leave(void);
+void pjdl__callback_enter(void);
+void pjdl__callback_leave(void);
 
 /* The pjdl_device / pjdl_memory for a PJRT handle of this client, or NULL. */
-pjdl_device *pjdl_client_lookup_device(const pjdl_client *client, const PJRT_Device *device);
-pjdl_memory *pjdl_client_lookup_memory(const pjdl_client *client, const PJRT_Memory *memory);
+pjdl_device *pjdl__client_lookup_device(const pjdl_client *client, const PJRT_Device *device);
+pjdl_memory *pjdl__client_lookup_memory(const pjdl_client *client, const PJRT_Memory *memory);
 
 /* The stream extension, or NULL. */
-const PJRT_Stream_Extension *pjdl_stream_extension(const pjdl_plugin *plugin);
+const PJRT_Stream_Extension *pjdl__stream_extension(const pjdl_plugin *plugin);
 
 /* ------------------------------------------------------------------ buffer */
 
@@ -193,66 +193,66 @@ struct pjdl_buffer {
 /* The first device of `client` whose memory has DLDevice `dl`, trying every
  * device's default memory first, then (unless default_only) their other
  * memories. *device and *memory may be NULL. No error is recorded. */
-bool pjdl_client_find_dl_memory(const pjdl_client *client, DLDevice dl, bool default_only,
-                                pjdl_device **device, pjdl_memory **memory);
+bool pjdl__client_find_dl_memory(const pjdl_client *client, DLDevice dl, bool default_only,
+                                 pjdl_device **device, pjdl_memory **memory);
 
 /* Wraps `pjrt` (which becomes owned on success only) reading its metadata. */
-pjdl_code pjdl_buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer **out);
+pjdl_code pjdl__buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer **out);
 
 /* A buffer for a view an import is about to create with exactly this
  * metadata: element type, dims, the dense layout as PJRT minor_to_major (a
  * permutation of 0..ndim-1), device and memory (NULL: the device's
  * default). Its allocation holds the owner of the producer's tensor
  * (view_owner, for the view's release callback); nothing is read back from
- * the plugin. pjdl_buffer_view_created completes it with the PJRT buffer;
+ * the plugin. pjdl__buffer_view_created completes it with the PJRT buffer;
  * until then the owner's protocol decides when it is freed (import.h). */
-pjdl_code pjdl_buffer_new_view(pjdl_client *client, PJRT_Buffer_Type type, const int64_t *dims,
-                               size_t ndim, const int64_t *minor_to_major, pjdl_device *device,
-                               pjdl_memory *memory, DLManagedTensorVersioned *versioned,
-                               DLManagedTensor *legacy, pjdl_buffer **out);
-void pjdl_buffer_view_created(pjdl_buffer *buffer, PJRT_Buffer *pjrt);
+pjdl_code pjdl__buffer_new_view(pjdl_client *client, PJRT_Buffer_Type type, const int64_t *dims,
+                                size_t ndim, const int64_t *minor_to_major, pjdl_device *device,
+                                pjdl_memory *memory, DLManagedTensorVersioned *versioned,
+                                DLManagedTensor *legacy, pjdl_buffer **out);
+void pjdl__buffer_view_created(pjdl_buffer *buffer, PJRT_Buffer *pjrt);
 /* Frees the buffer's allocation (no PJRT or client work). */
-void pjdl_buffer_free_block(pjdl_buffer *buffer);
+void pjdl__buffer_free_block(pjdl_buffer *buffer);
 
 /* FAILED_PRECONDITION when the buffer was deleted or transferred. With
  * buffer->mu held the answer stays true until it is released; without it
  * (the flags are atomic) it is a snapshot, for callers that tolerate a
  * concurrent delete (a shared export: its pin then fails). */
-pjdl_code pjdl_buffer_check_live_locked(const pjdl_buffer *buffer);
+pjdl_code pjdl__buffer_check_live_locked(const pjdl_buffer *buffer);
 
 /* Waits for the ready event unless known ready (honours the timeout). */
-pjdl_code pjdl_buffer_wait_ready(pjdl_buffer *buffer);
+pjdl_code pjdl__buffer_wait_ready(pjdl_buffer *buffer);
 
 /* The plugin's data pointer (OpaqueDeviceMemoryDataPointer, else
  * UnsafePointer), asked every time: pjdl_buffer_data_pointer without its
  * argument checks. Leaves the thread's error alone on success. */
-pjdl_code pjdl_buffer_query_data(pjdl_buffer *buffer, void **out);
+pjdl_code pjdl__buffer_query_data(pjdl_buffer *buffer, void **out);
 
 /* Copies the contents, compact row-major, into dst (size_bytes bytes), no
  * state checks. */
-pjdl_code pjdl_buffer_read_host(pjdl_buffer *buffer, void *dst);
+pjdl_code pjdl__buffer_read_host(pjdl_buffer *buffer, void *dst);
 
 /* Host to device copy helper shared by pjdl_buffer_from_host and import:
  * `semantics` as PJRT defines; *done receives the done_with_host_buffer event
  * (may be NULL). byte_strides may be NULL. */
-pjdl_code pjdl_host_to_device(pjdl_client *client, const void *data, PJRT_Buffer_Type type,
-                              const int64_t *dims, size_t ndim, const int64_t *byte_strides,
-                              pjdl_device *device, pjdl_memory *memory,
-                              PJRT_HostBufferSemantics semantics, PJRT_Buffer **out,
-                              PJRT_Event **done);
+pjdl_code pjdl__host_to_device(pjdl_client *client, const void *data, PJRT_Buffer_Type type,
+                               const int64_t *dims, size_t ndim, const int64_t *byte_strides,
+                               pjdl_device *device, pjdl_memory *memory,
+                               PJRT_HostBufferSemantics semantics, PJRT_Buffer **out,
+                               PJRT_Event **done);
 
 /* Destroys a PJRT buffer, dropping errors. */
-void pjdl_pjrt_buffer_destroy(const PJRT_Api *api, PJRT_Buffer *buffer);
+void pjdl__pjrt_buffer_destroy(const PJRT_Api *api, PJRT_Buffer *buffer);
 
 /* Copies `size` bytes starting at the options struct into a defaulted copy:
  * the common part of the export / import options handling. */
-pjdl_code pjdl_copy_options(const void *options, size_t struct_size, size_t min_size, void *out,
-                            size_t out_size, const char *what);
+pjdl_code pjdl__copy_options(const void *options, size_t struct_size, size_t min_size, void *out,
+                             size_t out_size, const char *what);
 
 /* Aligned allocation for host copies of tensor data. 256 bytes: dlpack.h
  * asks a tensor's data pointer to be 256-byte aligned, and for memory the
  * library allocates itself keeping that costs nothing (docs/conformance.md). */
 #define PJDL_DATA_ALIGNMENT 256
-void *pjdl_aligned_alloc(size_t size);
+void *pjdl__aligned_alloc(size_t size);
 
 #endif

@@ -14,8 +14,8 @@ static const char why_negative[] = "a dimension has a negative stride";
 static const char why_overlap[] = "strides overlap: distinct indices share memory";
 static const char why_gaps[] = "strides leave gaps: the elements are not contiguous";
 
-bool pjdl_compact_strides(const int64_t *dims, int32_t ndim, size_t elem_size,
-                          int64_t *byte_strides) {
+bool pjdl__compact_strides(const int64_t *dims, int32_t ndim, size_t elem_size,
+                           int64_t *byte_strides) {
     if (ndim < 0 || ndim > PJDL_MAX_RANK || elem_size > (size_t)INT64_MAX)
         return false;
     int64_t stride = (int64_t)elem_size;
@@ -107,18 +107,19 @@ static void classify(pjdl_layout *l) {
 /* Validates the shape into l->shape and l->num_elements. */
 static pjdl_code check_shape(const DLTensor *t, pjdl_layout *l) {
     if (t->ndim < 0 || t->ndim > PJDL_MAX_RANK)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "ndim is %d: must be between 0 and %d", t->ndim,
-                         PJDL_MAX_RANK);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "ndim is %d: must be between 0 and %d", t->ndim,
+                          PJDL_MAX_RANK);
     l->ndim = t->ndim;
     if (t->ndim > 0 && t->shape == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "shape is NULL but ndim is %d", t->ndim);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "shape is NULL but ndim is %d", t->ndim);
     int64_t count = 1;
     bool overflow = false;
     for (int32_t i = 0; i < t->ndim; i++) {
         int64_t d = t->shape[i];
         if (d < 0)
-            return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                             "shape[%d] is %lld: dimensions must be non-negative", i, (long long)d);
+            return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                              "shape[%d] is %lld: dimensions must be non-negative", i,
+                              (long long)d);
         l->shape[i] = d;
         if (!overflow && __builtin_mul_overflow(count, d, &count))
             overflow = true;
@@ -130,8 +131,8 @@ static pjdl_code check_shape(const DLTensor *t, pjdl_layout *l) {
             overflow = false;
         }
     if (overflow)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "shape: the number of elements overflows int64 (ndim %d)", t->ndim);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "shape: the number of elements overflows int64 (ndim %d)", t->ndim);
     l->num_elements = (uint64_t)count;
     return PJDL_OK;
 }
@@ -140,17 +141,17 @@ static pjdl_code check_shape(const DLTensor *t, pjdl_layout *l) {
 static pjdl_code check_strides(const DLTensor *t, pjdl_layout *l) {
     int64_t es = (int64_t)l->elem_size;
     if (t->strides == NULL) {
-        if (!pjdl_compact_strides(l->shape, l->ndim, l->elem_size, l->byte_strides))
-            return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                             "shape: the compact strides of the shape overflow int64");
+        if (!pjdl__compact_strides(l->shape, l->ndim, l->elem_size, l->byte_strides))
+            return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                              "shape: the compact strides of the shape overflow int64");
         return PJDL_OK;
     }
     for (int32_t i = 0; i < l->ndim; i++) {
         if (__builtin_mul_overflow(t->strides[i], es, &l->byte_strides[i]))
-            return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                             "strides[%d] is %lld: times the element size %lld it overflows "
-                             "int64",
-                             i, (long long)t->strides[i], (long long)es);
+            return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                              "strides[%d] is %lld: times the element size %lld it overflows "
+                              "int64",
+                              i, (long long)t->strides[i], (long long)es);
     }
     return PJDL_OK;
 }
@@ -170,32 +171,32 @@ static pjdl_code check_extent(const DLTensor *t, pjdl_layout *l) {
             bad = span < 0 ? __builtin_add_overflow(lo, span, &lo)
                            : __builtin_add_overflow(hi, span, &hi);
         if (bad)
-            return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                             "strides[%d] is %lld: with shape[%d] = %lld the tensor spans more "
-                             "than int64 bytes",
-                             i, (long long)(l->byte_strides[i] / (int64_t)l->elem_size), i,
-                             (long long)l->shape[i]);
+            return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                              "strides[%d] is %lld: with shape[%d] = %lld the tensor spans more "
+                              "than int64 bytes",
+                              i, (long long)(l->byte_strides[i] / (int64_t)l->elem_size), i,
+                              (long long)l->shape[i]);
     }
     int64_t span;
     if (__builtin_sub_overflow(hi, lo, &span))
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "strides: the tensor spans more than int64 bytes");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "strides: the tensor spans more than int64 bytes");
     l->lo = lo;
     l->hi = hi;
     /* The bytes touched, [base + lo, base + hi), must not wrap around. */
     uintptr_t base = (uintptr_t)t->data, end;
     if (__builtin_add_overflow(base, (uintptr_t)t->byte_offset, &base) ||
         (uintptr_t)0 - (uintptr_t)lo > base || __builtin_add_overflow(base, (uintptr_t)hi, &end))
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "byte_offset is %llu: data + byte_offset and the strides reach outside "
-                         "the address space",
-                         (unsigned long long)t->byte_offset);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "byte_offset is %llu: data + byte_offset and the strides reach outside "
+                          "the address space",
+                          (unsigned long long)t->byte_offset);
     return PJDL_OK;
 }
 
-pjdl_code pjdl_tensor_check(const DLTensor *t, pjdl_layout *out) {
+pjdl_code pjdl__tensor_check(const DLTensor *t, pjdl_layout *out) {
     if (t == NULL || out == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_tensor_check: %s is NULL",
-                         t == NULL ? "tensor" : "out");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl__tensor_check: %s is NULL",
+                          t == NULL ? "tensor" : "out");
     /* Filled in place, arrays only up to ndim: the struct has room for
      * PJDL_MAX_RANK dimensions, and clearing or copying all of it would cost
      * more than the rest of an import. */
@@ -208,21 +209,21 @@ pjdl_code pjdl_tensor_check(const DLTensor *t, pjdl_layout *out) {
     pjdl_code code = check_shape(t, l);
     if (code != PJDL_OK)
         return code;
-    code = pjdl_dl_dtype_check(t->dtype, &l->elem_size);
+    code = pjdl__dl_dtype_check(t->dtype, &l->elem_size);
     if (code != PJDL_OK)
         return code;
     int64_t nbytes;
     if (__builtin_mul_overflow((int64_t)l->num_elements, (int64_t)l->elem_size, &nbytes))
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "shape: %llu elements of %zu bytes overflow int64 bytes",
-                         (unsigned long long)l->num_elements, l->elem_size);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "shape: %llu elements of %zu bytes overflow int64 bytes",
+                          (unsigned long long)l->num_elements, l->elem_size);
     l->nbytes = (size_t)nbytes;
     code = check_strides(t, l);
     if (code != PJDL_OK)
         return code;
     if (t->byte_offset > (uint64_t)INT64_MAX)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "byte_offset is %llu: larger than INT64_MAX",
-                         (unsigned long long)t->byte_offset);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "byte_offset is %llu: larger than INT64_MAX",
+                          (unsigned long long)t->byte_offset);
 
     uintptr_t addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
     size_t align = l->elem_size & (~l->elem_size + 1); /* lowest set bit */
@@ -232,8 +233,8 @@ pjdl_code pjdl_tensor_check(const DLTensor *t, pjdl_layout *out) {
         return PJDL_OK;
     }
     if (t->data == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "data is NULL for a tensor of %llu elements",
-                         (unsigned long long)l->num_elements);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "data is NULL for a tensor of %llu elements",
+                          (unsigned long long)l->num_elements);
     code = check_extent(t, l);
     if (code != PJDL_OK)
         return code;
@@ -255,7 +256,7 @@ static pjdl_code strides_from_order(const int64_t *m2m, const int64_t *dims, int
         int64_t d = m2m[i];
         strides[d] = s;
         if (__builtin_mul_overflow(s, dims[d] > 0 ? dims[d] : 1, &s))
-            return pjdl_fail(PJDL_INVALID_ARGUMENT, "layout: the strides of the shape overflow");
+            return pjdl__fail(PJDL_INVALID_ARGUMENT, "layout: the strides of the shape overflow");
     }
     return PJDL_OK;
 }
@@ -270,18 +271,18 @@ static pjdl_code strides_from_order(const int64_t *m2m, const int64_t *dims, int
 static pjdl_code apply_tile(int64_t *phys, size_t *np, const int64_t *tile, size_t k, size_t t) {
     for (size_t j = 0; j < k; j++) {
         if (tile[j] == -1)
-            return pjdl_fail(PJDL_UNIMPLEMENTED,
-                             "tiled layout (tile %zu combines dimensions) cannot be expressed in "
-                             "DLPack",
-                             t);
+            return pjdl__fail(PJDL_UNIMPLEMENTED,
+                              "tiled layout (tile %zu combines dimensions) cannot be expressed in "
+                              "DLPack",
+                              t);
         if (tile[j] <= 0)
-            return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                             "layout: tile %zu has dimension %zu of size %lld: must be positive", t,
-                             j, (long long)tile[j]);
+            return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                              "layout: tile %zu has dimension %zu of size %lld: must be positive",
+                              t, j, (long long)tile[j]);
     }
     if (k + *np > MAX_TILED_RANK || k > MAX_TILED_RANK / 2)
-        return pjdl_fail(PJDL_UNIMPLEMENTED,
-                         "tiled layout with %zu tile dimensions cannot be expressed in DLPack", k);
+        return pjdl__fail(PJDL_UNIMPLEMENTED,
+                          "tiled layout with %zu tile dimensions cannot be expressed in DLPack", k);
     /* A tile of more dimensions than the shape sees leading 1s. */
     if (k > *np) {
         size_t extra = k - *np;
@@ -317,10 +318,10 @@ static pjdl_code apply_tile(int64_t *phys, size_t *np, const int64_t *tile, size
         else
             ok = pos < q || tile[j] >= phys[pos];
         if (!ok)
-            return pjdl_fail(PJDL_UNIMPLEMENTED,
-                             "tiled layout (tile %zu reorders elements) cannot be expressed in "
-                             "DLPack",
-                             t);
+            return pjdl__fail(PJDL_UNIMPLEMENTED,
+                              "tiled layout (tile %zu reorders elements) cannot be expressed in "
+                              "DLPack",
+                              t);
     }
     /* The tiled shape: outer dims, tile counts, tile sizes. */
     for (size_t j = 0; j < k; j++) {
@@ -335,25 +336,25 @@ static pjdl_code apply_tile(int64_t *phys, size_t *np, const int64_t *tile, size
 static pjdl_code tiled_to_strides(const PJRT_Buffer_MemoryLayout_Tiled *tl, const int64_t *dims,
                                   int32_t ndim, int64_t *strides) {
     if (tl->minor_to_major_size != (size_t)ndim)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "layout: minor_to_major has %zu entries for %d dimensions",
-                         tl->minor_to_major_size, ndim);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "layout: minor_to_major has %zu entries for %d dimensions",
+                          tl->minor_to_major_size, ndim);
     if (ndim > 0 && tl->minor_to_major == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "layout: minor_to_major is NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "layout: minor_to_major is NULL");
     uint64_t seen = 0;
     for (int32_t i = 0; i < ndim; i++) {
         int64_t d = tl->minor_to_major[i];
         if (d < 0 || d >= ndim || (seen >> d & 1))
-            return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                             "layout: minor_to_major[%d] is %lld: not a permutation of 0..%d", i,
-                             (long long)d, ndim - 1);
+            return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                              "layout: minor_to_major[%d] is %lld: not a permutation of 0..%d", i,
+                              (long long)d, ndim - 1);
         seen |= (uint64_t)1 << d;
     }
     if (tl->num_tiles > 0) {
         if (tl->tile_dim_sizes == NULL || tl->tile_dims == NULL)
-            return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                             "layout: %zu tiles but tile_dims or tile_dim_sizes is NULL",
-                             tl->num_tiles);
+            return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                              "layout: %zu tiles but tile_dims or tile_dim_sizes is NULL",
+                              tl->num_tiles);
         bool empty = false;
         for (int32_t i = 0; i < ndim; i++)
             if (dims[i] == 0)
@@ -365,10 +366,10 @@ static pjdl_code tiled_to_strides(const PJRT_Buffer_MemoryLayout_Tiled *tl, cons
         for (size_t t = 0; t < tl->num_tiles; t++) {
             size_t k = tl->tile_dim_sizes[t];
             if (k > MAX_TILED_RANK)
-                return pjdl_fail(PJDL_UNIMPLEMENTED,
-                                 "tiled layout with %zu tile dimensions cannot be expressed in "
-                                 "DLPack",
-                                 k);
+                return pjdl__fail(PJDL_UNIMPLEMENTED,
+                                  "tiled layout with %zu tile dimensions cannot be expressed in "
+                                  "DLPack",
+                                  k);
             const int64_t *tile = tl->tile_dims + offset;
             offset += k;
             if (empty)
@@ -381,19 +382,19 @@ static pjdl_code tiled_to_strides(const PJRT_Buffer_MemoryLayout_Tiled *tl, cons
     return strides_from_order(tl->minor_to_major, dims, ndim, strides);
 }
 
-pjdl_code pjdl_layout_to_strides(const PJRT_Buffer_MemoryLayout *layout, const int64_t *dims,
-                                 int32_t ndim, size_t elem_size, int64_t *strides) {
+pjdl_code pjdl__layout_to_strides(const PJRT_Buffer_MemoryLayout *layout, const int64_t *dims,
+                                  int32_t ndim, size_t elem_size, int64_t *strides) {
     if (ndim < 0 || ndim > PJDL_MAX_RANK)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "layout: ndim is %d: must be between 0 and %d",
-                         ndim, PJDL_MAX_RANK);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "layout: ndim is %d: must be between 0 and %d",
+                          ndim, PJDL_MAX_RANK);
     if (ndim > 0 && (dims == NULL || strides == NULL))
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "layout: dims or strides is NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "layout: dims or strides is NULL");
     for (int32_t i = 0; i < ndim; i++)
         if (dims[i] < 0)
-            return pjdl_fail(PJDL_INVALID_ARGUMENT, "layout: dims[%d] is %lld: must be >= 0", i,
-                             (long long)dims[i]);
+            return pjdl__fail(PJDL_INVALID_ARGUMENT, "layout: dims[%d] is %lld: must be >= 0", i,
+                              (long long)dims[i]);
     if (elem_size == 0 || elem_size > (size_t)INT64_MAX)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "layout: element size is %zu", elem_size);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "layout: element size is %zu", elem_size);
 
     int64_t m2m[PJDL_MAX_RANK];
     c_order(m2m, ndim);
@@ -404,18 +405,18 @@ pjdl_code pjdl_layout_to_strides(const PJRT_Buffer_MemoryLayout *layout, const i
     case PJRT_Buffer_MemoryLayout_Type_Strides: {
         const PJRT_Buffer_MemoryLayout_Strides *sl = &layout->strides;
         if (sl->num_byte_strides != (size_t)ndim)
-            return pjdl_fail(PJDL_INVALID_ARGUMENT, "layout: %zu byte strides for %d dimensions",
-                             sl->num_byte_strides, ndim);
+            return pjdl__fail(PJDL_INVALID_ARGUMENT, "layout: %zu byte strides for %d dimensions",
+                              sl->num_byte_strides, ndim);
         if (ndim > 0 && sl->byte_strides == NULL)
-            return pjdl_fail(PJDL_INVALID_ARGUMENT, "layout: byte_strides is NULL");
+            return pjdl__fail(PJDL_INVALID_ARGUMENT, "layout: byte_strides is NULL");
         int64_t tmp[PJDL_MAX_RANK];
         for (int32_t i = 0; i < ndim; i++) {
             int64_t bs = sl->byte_strides[i];
             if (bs % (int64_t)elem_size != 0)
-                return pjdl_fail(PJDL_UNIMPLEMENTED,
-                                 "layout: byte stride %lld of dimension %d is not a multiple of "
-                                 "the element size %zu, which DLPack cannot express",
-                                 (long long)bs, i, elem_size);
+                return pjdl__fail(PJDL_UNIMPLEMENTED,
+                                  "layout: byte stride %lld of dimension %d is not a multiple of "
+                                  "the element size %zu, which DLPack cannot express",
+                                  (long long)bs, i, elem_size);
             tmp[i] = bs / (int64_t)elem_size;
         }
         if (ndim > 0)
@@ -430,5 +431,5 @@ pjdl_code pjdl_layout_to_strides(const PJRT_Buffer_MemoryLayout *layout, const i
         return code;
     }
     }
-    return pjdl_fail(PJDL_INVALID_ARGUMENT, "layout: unknown layout type %d", (int)layout->type);
+    return pjdl__fail(PJDL_INVALID_ARGUMENT, "layout: unknown layout type %d", (int)layout->type);
 }

@@ -21,7 +21,7 @@ typedef enum pjdl_layout_kind {
     PJDL_LAYOUT_STRIDED = 2,   /* anything else: needs a copy to be viewed */
 } pjdl_layout_kind;
 
-/* What pjdl_tensor_check learned about a tensor. */
+/* What pjdl__tensor_check learned about a tensor. */
 typedef struct pjdl_layout {
     int32_t ndim;
     size_t elem_size;      /* bytes per element (bits / 8, lanes 1) */
@@ -54,7 +54,7 @@ typedef struct pjdl_layout {
 
 /* Validates every field of `t` that describes memory and fills *out:
  *  - ndim: 0..PJDL_MAX_RANK; shape: non-NULL when ndim > 0, entries >= 0;
- *  - dtype: see pjdl_dl_dtype_check (dtype.h): a known code, lanes 1, bits a
+ *  - dtype: see pjdl__dl_dtype_check (dtype.h): a known code, lanes 1, bits a
  *    positive multiple of 8 (bool and float8 exactly 8);
  *  - strides: any sign, NULL meaning C order; extent-1 dimensions' strides
  *    are ignored by the classification;
@@ -69,27 +69,27 @@ typedef struct pjdl_layout {
  * sub-byte types). Only the first ndim entries of the arrays are written;
  * on failure *out holds nothing meaningful. Sets the thread's error only on
  * failure. */
-pjdl_code pjdl_tensor_check(const DLTensor *t, pjdl_layout *out);
+pjdl_code pjdl__tensor_check(const DLTensor *t, pjdl_layout *out);
 
-/* Copies the tensor described by `layout` (from pjdl_tensor_check) whose
+/* Copies the tensor described by `layout` (from pjdl__tensor_check) whose
  * element 0 is at `src` (data + byte_offset) into `dst`, compact row-major,
  * layout->nbytes bytes. Reads exactly the bytes [src + lo, src + hi) may
  * hold; neither pointer needs any alignment; the two must not overlap. The
- * kernel is pjdl_strided_copy_nd (strided_copy.h, shared with the reference
+ * kernel is pjdl__strided_copy_nd (strided_copy.h, shared with the reference
  * plugin): contiguous data is one memcpy, transpositions are cache-blocked
  * (0.5-0.65x memcpy bandwidth for a 4096 x 4096 f32 transpose), anything
  * else copies the innermost contiguous runs with memcpy or gathers. */
 _Static_assert(PJDL_MAX_RANK <= PJDL_STRIDED_COPY_MAX_DIMS, "the kernel takes every tensor");
-static inline void pjdl_strided_copy(void *dst, const void *src, const pjdl_layout *layout) {
-    pjdl_strided_copy_nd(dst, NULL, src, layout->byte_strides, layout->shape, (size_t)layout->ndim,
-                         layout->elem_size);
+static inline void pjdl__strided_copy(void *dst, const void *src, const pjdl_layout *layout) {
+    pjdl__strided_copy_nd(dst, NULL, src, layout->byte_strides, layout->shape, (size_t)layout->ndim,
+                          layout->elem_size);
 }
 
 /* Compact C-order byte strides of dims (ndim entries) with elem_size bytes per
  * element into byte_strides. A zero extent counts as 1 so that no stride is
  * 0. false on a negative dim, ndim out of range or overflow. */
-bool pjdl_compact_strides(const int64_t *dims, int32_t ndim, size_t elem_size,
-                          int64_t *byte_strides);
+bool pjdl__compact_strides(const int64_t *dims, int32_t ndim, size_t elem_size,
+                           int64_t *byte_strides);
 
 /* Interprets a PJRT_Buffer_MemoryLayout for a buffer of `dims` (ndim) and
  * element size `elem_size` as DLPack element strides (not bytes) into
@@ -105,7 +105,7 @@ bool pjdl_compact_strides(const int64_t *dims, int32_t ndim, size_t elem_size,
  * NULL arrays, tile sizes <= 0 other than -1); UNIMPLEMENTED "tiled layout
  * (...) cannot be expressed in DLPack" for real tiling (and for combined
  * tile dimensions, -1). */
-pjdl_code pjdl_layout_to_strides(const PJRT_Buffer_MemoryLayout *layout, const int64_t *dims,
-                                 int32_t ndim, size_t elem_size, int64_t *strides);
+pjdl_code pjdl__layout_to_strides(const PJRT_Buffer_MemoryLayout *layout, const int64_t *dims,
+                                  int32_t ndim, size_t elem_size, int64_t *strides);
 
 #endif

@@ -89,11 +89,11 @@ static float strtof_c(const char *s) {
 static pjdl_code parse_float(const char *name, const char *value, float *out) {
     bool point;
     if (!is_decimal_float(value, &point))
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "option '%s': '%s' is not a number", name, value);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "option '%s': '%s' is not a number", name, value);
     float f = strtof_c(value);
     if (!isfinite(f))
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "option '%s': %s is out of range for a float", name,
-                         value);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "option '%s': %s is out of range for a float",
+                          name, value);
     *out = f;
     return PJDL_OK;
 }
@@ -101,10 +101,11 @@ static pjdl_code parse_float(const char *name, const char *value, float *out) {
 static pjdl_code parse_int(const char *name, const char *value, int64_t *out) {
     bool overflow;
     if (!parse_int64(value, value + strlen(value), out, &overflow))
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "option '%s': '%s' is not an integer", name, value);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "option '%s': '%s' is not an integer", name,
+                          value);
     if (overflow)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "option '%s': %s is out of range for int64", name,
-                         value);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "option '%s': %s is out of range for int64", name,
+                          value);
     return PJDL_OK;
 }
 
@@ -113,8 +114,8 @@ static pjdl_code parse_list(const char *name, const char *value, int64_t *values
     const char *s = value, *end = value + strlen(value);
     if (s < end && *s == '[') {
         if (end[-1] != ']')
-            return pjdl_fail(PJDL_INVALID_ARGUMENT, "option '%s': list '%s' has no closing ']'",
-                             name, value);
+            return pjdl__fail(PJDL_INVALID_ARGUMENT, "option '%s': list '%s' has no closing ']'",
+                              name, value);
         s++;
         end--;
     }
@@ -134,18 +135,18 @@ static pjdl_code parse_list(const char *name, const char *value, int64_t *values
         while (b > a && is_space(b[-1]))
             b--;
         if (n == OPTION_LIST_MAX)
-            return pjdl_fail(PJDL_INVALID_ARGUMENT, "option '%s': list has more than %d values",
-                             name, OPTION_LIST_MAX);
+            return pjdl__fail(PJDL_INVALID_ARGUMENT, "option '%s': list has more than %d values",
+                              name, OPTION_LIST_MAX);
         bool overflow;
         int64_t v = 0;
         if (!parse_int64(a, b, &v, &overflow))
-            return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                             "option '%s': list element %zu '%.*s' is not an integer", name, n,
-                             (int)(b - a), a);
+            return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                              "option '%s': list element %zu '%.*s' is not an integer", name, n,
+                              (int)(b - a), a);
         if (overflow)
-            return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                             "option '%s': list element %zu (%.*s) is out of range for int64", name,
-                             n, (int)(b - a), a);
+            return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                              "option '%s': list element %zu (%.*s) is out of range for int64",
+                              name, n, (int)(b - a), a);
         values[n++] = v;
         if (comma == NULL)
             break;
@@ -185,22 +186,22 @@ static int infer_type(const char *value) {
 }
 
 pjdl_code pjdl_option_parse(const char *text, pjdl_option *out) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (text == NULL || out == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_option_parse: %s is NULL",
-                         text == NULL ? "text" : "out");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_option_parse: %s is NULL",
+                          text == NULL ? "text" : "out");
     const char *eq = strchr(text, '=');
     if (eq == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "option '%s' has no '=': expected name=value",
-                         text);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "option '%s' has no '=': expected name=value",
+                          text);
     const char *colon = memchr(text, ':', (size_t)(eq - text));
     const char *name_end = colon ? colon : eq;
     size_t name_len = (size_t)(name_end - text);
     if (name_len == 0)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "option '%s' has an empty name", text);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "option '%s' has an empty name", text);
     if (name_len >= OPTION_NAME_MAX)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "option name '%.*s...' is longer than %d bytes", 32,
-                         text, OPTION_NAME_MAX - 1);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "option name '%.*s...' is longer than %d bytes",
+                          32, text, OPTION_NAME_MAX - 1);
     char name[OPTION_NAME_MAX];
     memcpy(name, text, name_len);
     name[name_len] = '\0';
@@ -210,10 +211,10 @@ pjdl_code pjdl_option_parse(const char *text, pjdl_option *out) {
     if (colon != NULL) {
         type = type_from_name(colon + 1, (size_t)(eq - colon - 1));
         if (type < 0)
-            return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                             "option '%s': unknown type '%.*s' (expected string, int64, float, "
-                             "bool or int64_list)",
-                             name, (int)(eq - colon - 1), colon + 1);
+            return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                              "option '%s': unknown type '%.*s' (expected string, int64, float, "
+                              "bool or int64_list)",
+                              name, (int)(eq - colon - 1), colon + 1);
     } else {
         type = infer_type(value);
     }
@@ -239,8 +240,8 @@ pjdl_code pjdl_option_parse(const char *text, pjdl_option *out) {
         else if (strcmp(value, "false") == 0 || strcmp(value, "0") == 0)
             opt.value.bool_value = false;
         else
-            code = pjdl_fail(PJDL_INVALID_ARGUMENT,
-                             "option '%s': '%s' is not a bool (true, false, 1 or 0)", name, value);
+            code = pjdl__fail(PJDL_INVALID_ARGUMENT,
+                              "option '%s': '%s' is not a bool (true, false, 1 or 0)", name, value);
         break;
     case PJDL_OPTION_INT64_LIST:
         code = parse_list(name, value, list, &opt.value.int64_list.count);

@@ -28,7 +28,7 @@ static const platform_entry builtin_platforms[] = {
 /* Registered platforms, newest registration of a name wins (a replacement
  * overwrites the entry in place). Names are owned copies. */
 static pthread_rwlock_t registry_lock = PTHREAD_RWLOCK_INITIALIZER;
-/* See pjdl_platform_generation. Read on every export and import: a cache
+/* See pjdl__platform_generation. Read on every export and import: a cache
  * line of its own, so that writes to neighbouring globals do not slow the
  * reads down across threads. */
 static _Alignas(64) atomic_uint registry_generation;
@@ -47,7 +47,7 @@ __attribute__((destructor)) static void registry_free(void) {
     pthread_rwlock_unlock(&registry_lock);
 }
 
-bool pjdl_dl_device_type_valid(DLDeviceType type) {
+bool pjdl__dl_device_type_valid(DLDeviceType type) {
     switch (type) {
     case kDLCPU:
     case kDLCUDA:
@@ -132,10 +132,10 @@ static const platform_entry *find_builtin(const char *name) {
     return NULL;
 }
 
-pjdl_code pjdl_platform_lookup(const char *name, DLDeviceType *device, DLDeviceType *host) {
+pjdl_code pjdl__platform_lookup(const char *name, DLDeviceType *device, DLDeviceType *host) {
     if (name == NULL || name[0] == '\0')
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "platform name is %s",
-                         name == NULL ? "NULL" : "empty");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "platform name is %s",
+                          name == NULL ? "NULL" : "empty");
     platform_entry found = {NULL, kDLCPU, kDLCPU};
     pthread_rwlock_rdlock(&registry_lock);
     const platform_entry *e = find_registered(name);
@@ -145,8 +145,8 @@ pjdl_code pjdl_platform_lookup(const char *name, DLDeviceType *device, DLDeviceT
     if (e == NULL) {
         e = find_builtin(name);
         if (e == NULL)
-            return pjdl_fail(PJDL_UNIMPLEMENTED,
-                             "platform '%s' is not known; call pjdl_register_platform", name);
+            return pjdl__fail(PJDL_UNIMPLEMENTED,
+                              "platform '%s' is not known; call pjdl_register_platform", name);
         found = *e;
     }
     if (device != NULL)
@@ -158,24 +158,24 @@ pjdl_code pjdl_platform_lookup(const char *name, DLDeviceType *device, DLDeviceT
 
 pjdl_code pjdl_register_platform(const char *platform_name, DLDeviceType device_type,
                                  DLDeviceType host_memory_type) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (platform_name == NULL || platform_name[0] == '\0')
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_register_platform: platform_name is %s",
-                         platform_name == NULL ? "NULL" : "empty");
-    if (!pjdl_dl_device_type_valid(device_type))
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "pjdl_register_platform: device_type is %d: not a DLPack device type",
-                         (int)device_type);
-    if (!pjdl_dl_device_type_valid(host_memory_type))
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "pjdl_register_platform: host_memory_type is %d: not a DLPack device "
-                         "type",
-                         (int)host_memory_type);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_register_platform: platform_name is %s",
+                          platform_name == NULL ? "NULL" : "empty");
+    if (!pjdl__dl_device_type_valid(device_type))
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "pjdl_register_platform: device_type is %d: not a DLPack device type",
+                          (int)device_type);
+    if (!pjdl__dl_device_type_valid(host_memory_type))
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "pjdl_register_platform: host_memory_type is %d: not a DLPack device "
+                          "type",
+                          (int)host_memory_type);
 
     /* Allocate outside the lock; most registrations are new names. */
     char *copy = NULL;
-    if (pjdl_strdup(platform_name, strlen(platform_name), &copy) != PJDL_OK)
-        return pjdl_fail(PJDL_RESOURCE_EXHAUSTED, "pjdl_register_platform: out of memory");
+    if (pjdl__strdup(platform_name, strlen(platform_name), &copy) != PJDL_OK)
+        return pjdl__fail(PJDL_RESOURCE_EXHAUSTED, "pjdl_register_platform: out of memory");
 
     pjdl_code code = PJDL_OK;
     pthread_rwlock_wrlock(&registry_lock);
@@ -186,9 +186,9 @@ pjdl_code pjdl_register_platform(const char *platform_name, DLDeviceType device_
     } else {
         if (num_registered == cap_registered) {
             size_t cap = cap_registered ? cap_registered * 2 : 8;
-            platform_entry *grown = pjdl_realloc(registered, cap * sizeof *grown);
+            platform_entry *grown = pjdl__realloc(registered, cap * sizeof *grown);
             if (grown == NULL) {
-                code = pjdl_fail(PJDL_RESOURCE_EXHAUSTED, "pjdl_register_platform: out of memory");
+                code = pjdl__fail(PJDL_RESOURCE_EXHAUSTED, "pjdl_register_platform: out of memory");
                 goto unlock;
             }
             registered = grown;
@@ -205,18 +205,18 @@ unlock:
     return code;
 }
 
-unsigned pjdl_platform_generation(void) {
+unsigned pjdl__platform_generation(void) {
     return atomic_load(&registry_generation);
 }
 
 pjdl_code pjdl_platform_dl_type(const char *platform_name, const char *memory_kind,
                                 DLDeviceType *out) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (out == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_platform_dl_type: out is NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_platform_dl_type: out is NULL");
     if (platform_name == NULL || platform_name[0] == '\0')
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_platform_dl_type: platform_name is %s",
-                         platform_name == NULL ? "NULL" : "empty");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_platform_dl_type: platform_name is %s",
+                          platform_name == NULL ? "NULL" : "empty");
     /* Unpinned host memory is ordinary CPU memory whatever the platform, known
      * or not. */
     if (memory_kind != NULL && strcmp(memory_kind, "unpinned_host") == 0) {
@@ -224,7 +224,7 @@ pjdl_code pjdl_platform_dl_type(const char *platform_name, const char *memory_ki
         return PJDL_OK;
     }
     DLDeviceType device, host;
-    pjdl_code code = pjdl_platform_lookup(platform_name, &device, &host);
+    pjdl_code code = pjdl__platform_lookup(platform_name, &device, &host);
     if (code != PJDL_OK)
         return code;
     *out = memory_kind != NULL && strcmp(memory_kind, "pinned_host") == 0 ? host : device;

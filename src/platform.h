@@ -23,15 +23,15 @@
  * known; call pjdl_register_platform" for an unknown platform,
  * INVALID_ARGUMENT for a NULL or empty name. Sets the thread's error only on
  * failure; does not clear it. */
-pjdl_code pjdl_platform_lookup(const char *name, DLDeviceType *device, DLDeviceType *host);
+pjdl_code pjdl__platform_lookup(const char *name, DLDeviceType *device, DLDeviceType *host);
 
 /* A number that changes with every successful pjdl_register_platform, so
  * that a DLPack device type computed earlier can be cached and revalidated
  * with one atomic load. */
-unsigned pjdl_platform_generation(void);
+unsigned pjdl__platform_generation(void);
 
 /* Whether `type` is a device type DLPack defines. */
-bool pjdl_dl_device_type_valid(DLDeviceType type);
+bool pjdl__dl_device_type_valid(DLDeviceType type);
 
 /* pjdl_dl_device_type_host_reachable and pjdl_dl_device_same are public
  * (pjrt_dlpack.h). */

@@ -31,13 +31,13 @@ static pjdl_code plugin_initialize(pjdl_plugin *plugin) {
     pthread_mutex_lock(&init_mu);
     if (!init_known_locked(plugin->api)) {
         init_entry *entry = NULL;
-        code = pjdl_alloc(sizeof *entry, "the plugin registry", &entry);
+        code = pjdl__alloc(sizeof *entry, "the plugin registry", &entry);
         /* A plugin without Initialize needs none. */
         if (code == PJDL_OK && PJDL_HAS(plugin, PJRT_Plugin_Initialize)) {
             PJRT_Plugin_Initialize_Args args = {.struct_size =
                                                     PJRT_Plugin_Initialize_Args_STRUCT_SIZE};
-            code = pjdl_take_error_ctx(plugin->api, plugin->api->PJRT_Plugin_Initialize(&args),
-                                       "PJRT_Plugin_Initialize");
+            code = pjdl__take_error_ctx(plugin->api, plugin->api->PJRT_Plugin_Initialize(&args),
+                                        "PJRT_Plugin_Initialize");
         }
         if (code == PJDL_OK) {
             entry->api = plugin->api;
@@ -56,28 +56,28 @@ static pjdl_code plugin_check_api(pjdl_plugin *plugin) {
     const PJRT_Api *api = plugin->api;
     size_t need = offsetof(PJRT_Api, PJRT_Error_GetCode) + sizeof api->PJRT_Error_GetCode;
     if (api->struct_size < need)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "malformed PJRT_Api table: struct_size %zu is too small to hold even the "
-                         "error functions (%zu bytes)",
-                         api->struct_size, need);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "malformed PJRT_Api table: struct_size %zu is too small to hold even the "
+                          "error functions (%zu bytes)",
+                          api->struct_size, need);
     plugin->major = api->pjrt_api_version.major_version;
     plugin->minor = api->pjrt_api_version.minor_version;
     if (plugin->major != PJRT_API_MAJOR)
-        return pjdl_fail(PJDL_FAILED_PRECONDITION,
-                         "the plugin implements PJRT C API version %d.%d; this library speaks "
-                         "major version %d (%d.%d), and a different major version is not "
-                         "compatible",
-                         plugin->major, plugin->minor, PJRT_API_MAJOR, PJRT_API_MAJOR,
-                         PJRT_API_MINOR);
+        return pjdl__fail(PJDL_FAILED_PRECONDITION,
+                          "the plugin implements PJRT C API version %d.%d; this library speaks "
+                          "major version %d (%d.%d), and a different major version is not "
+                          "compatible",
+                          plugin->major, plugin->minor, PJRT_API_MAJOR, PJRT_API_MAJOR,
+                          PJRT_API_MINOR);
     if (!PJDL_HAS(plugin, PJRT_Error_Destroy) || !PJDL_HAS(plugin, PJRT_Error_Message))
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "malformed PJRT_Api table: PJRT_Error_Destroy or "
-                                                "PJRT_Error_Message is NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "malformed PJRT_Api table: PJRT_Error_Destroy or "
+                                                 "PJRT_Error_Message is NULL");
     return PJDL_OK;
 }
 
 static pjdl_code plugin_new(const PJRT_Api *api, pjdl_plugin **out) {
     pjdl_plugin *plugin = NULL;
-    pjdl_code code = pjdl_alloc(sizeof *plugin, "a plugin", &plugin);
+    pjdl_code code = pjdl__alloc(sizeof *plugin, "a plugin", &plugin);
     if (code != PJDL_OK)
         return code;
     atomic_init(&plugin->refs, 1);
@@ -87,10 +87,10 @@ static pjdl_code plugin_new(const PJRT_Api *api, pjdl_plugin **out) {
 }
 
 pjdl_code pjdl_plugin_from_api(const PJRT_Api *api, pjdl_plugin **out) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (api == NULL || out == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                         "pjdl_plugin_from_api: api and out must not be NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "pjdl_plugin_from_api: api and out must not be NULL");
     pjdl_plugin *plugin = NULL;
     pjdl_code code = plugin_new(api, &plugin);
     if (code == PJDL_OK && (code = plugin_check_api(plugin)) != PJDL_OK) {
@@ -104,19 +104,19 @@ pjdl_code pjdl_plugin_from_api(const PJRT_Api *api, pjdl_plugin **out) {
      * the worst case is that a later pjdl_plugin_load initializes it again. */
     pthread_mutex_lock(&init_mu);
     init_entry *entry = NULL;
-    if (!init_known_locked(api) && pjdl_alloc(sizeof *entry, "the plugin registry", &entry) == 0) {
+    if (!init_known_locked(api) && pjdl__alloc(sizeof *entry, "the plugin registry", &entry) == 0) {
         entry->api = api;
         entry->next = init_list;
         init_list = entry;
     }
     pthread_mutex_unlock(&init_mu);
-    pjdl_clear_error();
+    pjdl__clear_error();
     *out = plugin;
     return PJDL_OK;
 }
 
 /* Takes ownership of `handle` and `path` (both freed on failure). */
-pjdl_code pjdl_plugin_open(void *handle, char *path, const PJRT_Api *api, pjdl_plugin **out) {
+pjdl_code pjdl__plugin_open(void *handle, char *path, const PJRT_Api *api, pjdl_plugin **out) {
     pjdl_plugin *plugin = NULL;
     pjdl_code code = plugin_new(api, &plugin);
     if (code != PJDL_OK) {
@@ -181,7 +181,7 @@ const PJRT_Extension_Base *pjdl_plugin_extension(const pjdl_plugin *plugin,
     return NULL;
 }
 
-const PJRT_Stream_Extension *pjdl_stream_extension(const pjdl_plugin *plugin) {
+const PJRT_Stream_Extension *pjdl__stream_extension(const pjdl_plugin *plugin) {
     const PJRT_Extension_Base *base = pjdl_plugin_extension(plugin, PJRT_Extension_Type_Stream);
     if (base == NULL || base->struct_size < PJRT_Stream_Extension_STRUCT_SIZE)
         return NULL;

@@ -16,13 +16,13 @@ static _Thread_local char found_path[PJDL_PATH_MAX];
 typedef const PJRT_Api *get_api_fn(void);
 
 pjdl_code pjdl_plugin_find(const char *name, const char **path) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (name == NULL || path == NULL || name[0] == '\0')
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_plugin_find: empty name or NULL path");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_plugin_find: empty name or NULL path");
     const char *list = getenv("PJRT_NAMES_AND_LIBRARY_PATHS");
     if (list == NULL)
-        return pjdl_fail(PJDL_NOT_FOUND,
-                         "no plugin named '%s': PJRT_NAMES_AND_LIBRARY_PATHS is not set", name);
+        return pjdl__fail(PJDL_NOT_FOUND,
+                          "no plugin named '%s': PJRT_NAMES_AND_LIBRARY_PATHS is not set", name);
     size_t name_len = strlen(name);
     for (const char *item = list; *item;) {
         const char *end = strchr(item, ',');
@@ -31,8 +31,8 @@ pjdl_code pjdl_plugin_find(const char *name, const char **path) {
         if (colon && (size_t)(colon - item) == name_len && memcmp(item, name, name_len) == 0) {
             size_t path_len = item_len - name_len - 1;
             if (path_len == 0 || path_len >= sizeof found_path)
-                return pjdl_fail(PJDL_INVALID_ARGUMENT,
-                                 "PJRT_NAMES_AND_LIBRARY_PATHS: bad path for plugin '%s'", name);
+                return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                                  "PJRT_NAMES_AND_LIBRARY_PATHS: bad path for plugin '%s'", name);
             memcpy(found_path, colon + 1, path_len);
             found_path[path_len] = '\0';
             *path = found_path;
@@ -40,7 +40,7 @@ pjdl_code pjdl_plugin_find(const char *name, const char **path) {
         }
         item += item_len + (end ? 1 : 0);
     }
-    return pjdl_fail(PJDL_NOT_FOUND, "no plugin named '%s' in PJRT_NAMES_AND_LIBRARY_PATHS", name);
+    return pjdl__fail(PJDL_NOT_FOUND, "no plugin named '%s' in PJRT_NAMES_AND_LIBRARY_PATHS", name);
 }
 
 static bool looks_like_path(const char *s) {
@@ -52,12 +52,12 @@ static bool looks_like_path(const char *s) {
 static pjdl_code default_plugin_path(char *buf, size_t size) {
     Dl_info info;
     if (dladdr((void *)&pjdl_plugin_load, &info) == 0 || info.dli_fname == NULL)
-        return pjdl_fail(PJDL_NOT_FOUND, "cannot locate libpjrt_dlpack to find %s next to it",
-                         PJDL_DEFAULT_PLUGIN);
+        return pjdl__fail(PJDL_NOT_FOUND, "cannot locate libpjrt_dlpack to find %s next to it",
+                          PJDL_DEFAULT_PLUGIN);
     const char *slash = strrchr(info.dli_fname, '/');
     size_t dir = slash ? (size_t)(slash - info.dli_fname) + 1 : 0;
     if (dir + sizeof PJDL_DEFAULT_PLUGIN > size)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "library path too long: %s", info.dli_fname);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "library path too long: %s", info.dli_fname);
     memcpy(buf, info.dli_fname, dir);
     memcpy(buf + dir, PJDL_DEFAULT_PLUGIN, sizeof PJDL_DEFAULT_PLUGIN);
     return PJDL_OK;
@@ -72,14 +72,14 @@ static pjdl_code resolve_path(const char *path, char *buf, size_t size) {
         path = env;
     }
     if (path[0] == '\0')
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_plugin_load: empty plugin path");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_plugin_load: empty plugin path");
     if (!looks_like_path(path)) {
         pjdl_code code = pjdl_plugin_find(path, &path);
         if (code != PJDL_OK)
             return code;
     }
     if (strlen(path) >= size)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "plugin path too long: %.200s...", path);
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "plugin path too long: %.200s...", path);
     strcpy(buf, path);
     return PJDL_OK;
 }
@@ -95,8 +95,8 @@ static pjdl_code open_library(const char *path, void **handle, const PJRT_Api **
         const char *why = dlerror();
         bool missing = strchr(path, '/') != NULL ? access(path, F_OK) != 0
                                                  : why && strstr(why, "No such file") != NULL;
-        return pjdl_fail(missing ? PJDL_NOT_FOUND : PJDL_INVALID_ARGUMENT,
-                         "cannot load PJRT plugin %s: %s", path, why ? why : "dlopen failed");
+        return pjdl__fail(missing ? PJDL_NOT_FOUND : PJDL_INVALID_ARGUMENT,
+                          "cannot load PJRT plugin %s: %s", path, why ? why : "dlopen failed");
     }
     get_api_fn *get_api;
     void *sym = dlsym(h, "GetPjrtApi");
@@ -104,8 +104,8 @@ static pjdl_code open_library(const char *path, void **handle, const PJRT_Api **
     const PJRT_Api *table = get_api ? get_api() : NULL;
     if (table == NULL) {
         dlclose(h);
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "%s is not a PJRT plugin: %s", path,
-                         get_api ? "GetPjrtApi() returned NULL" : "it has no GetPjrtApi symbol");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "%s is not a PJRT plugin: %s", path,
+                          get_api ? "GetPjrtApi() returned NULL" : "it has no GetPjrtApi symbol");
     }
     *handle = h;
     *api = table;
@@ -113,9 +113,9 @@ static pjdl_code open_library(const char *path, void **handle, const PJRT_Api **
 }
 
 pjdl_code pjdl_plugin_load(const char *path, pjdl_plugin **out) {
-    pjdl_clear_error();
+    pjdl__clear_error();
     if (out == NULL)
-        return pjdl_fail(PJDL_INVALID_ARGUMENT, "pjdl_plugin_load: out must not be NULL");
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_plugin_load: out must not be NULL");
     char file[PJDL_PATH_MAX];
     pjdl_code code = resolve_path(path, file, sizeof file);
     if (code != PJDL_OK)
@@ -125,9 +125,9 @@ pjdl_code pjdl_plugin_load(const char *path, pjdl_plugin **out) {
     if ((code = open_library(file, &handle, &api)) != PJDL_OK)
         return code;
     char *copy = NULL;
-    if ((code = pjdl_strdup(file, strlen(file), &copy)) != PJDL_OK) {
+    if ((code = pjdl__strdup(file, strlen(file), &copy)) != PJDL_OK) {
         dlclose(handle);
         return code;
     }
-    return pjdl_plugin_open(handle, copy, api, out);
+    return pjdl__plugin_open(handle, copy, api, out);
 }

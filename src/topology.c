@@ -5,7 +5,7 @@
 #include "internal.h"
 
 static pjdl_code read_platform(pjdl_client *c) {
-    const PJRT_Api *api = pjdl_client_api(c);
+    const PJRT_Api *api = pjdl__client_api(c);
     const char *name = "", *version = "";
     size_t name_len = 0, version_len = 0;
     pjdl_code code = PJDL_NEED(c->plugin, PJRT_Client_PlatformName);
@@ -13,7 +13,7 @@ static pjdl_code read_platform(pjdl_client *c) {
         return code;
     PJRT_Client_PlatformName_Args n = {.struct_size = PJRT_Client_PlatformName_Args_STRUCT_SIZE,
                                        .client = c->client};
-    code = pjdl_take_error_ctx(api, api->PJRT_Client_PlatformName(&n), "PJRT_Client_PlatformName");
+    code = pjdl__take_error_ctx(api, api->PJRT_Client_PlatformName(&n), "PJRT_Client_PlatformName");
     if (code != PJDL_OK)
         return code;
     if (n.platform_name) {
@@ -23,8 +23,8 @@ static pjdl_code read_platform(pjdl_client *c) {
     if (PJDL_HAS(c->plugin, PJRT_Client_PlatformVersion)) {
         PJRT_Client_PlatformVersion_Args v = {
             .struct_size = PJRT_Client_PlatformVersion_Args_STRUCT_SIZE, .client = c->client};
-        code = pjdl_take_error_ctx(api, api->PJRT_Client_PlatformVersion(&v),
-                                   "PJRT_Client_PlatformVersion");
+        code = pjdl__take_error_ctx(api, api->PJRT_Client_PlatformVersion(&v),
+                                    "PJRT_Client_PlatformVersion");
         if (code != PJDL_OK)
             return code;
         if (v.platform_version) {
@@ -33,9 +33,9 @@ static pjdl_code read_platform(pjdl_client *c) {
         }
     }
     c->platform_id = pjdl_platform_id(name, name_len);
-    code = pjdl_strdup(name, name_len, &c->platform_name);
+    code = pjdl__strdup(name, name_len, &c->platform_name);
     if (code == PJDL_OK)
-        code = pjdl_strdup(version, version_len, &c->platform_version);
+        code = pjdl__strdup(version, version_len, &c->platform_version);
     return code;
 }
 
@@ -47,29 +47,29 @@ static pjdl_code read_description(pjdl_device *d) {
         return code;
     PJRT_Device_GetDescription_Args g = {.struct_size = PJRT_Device_GetDescription_Args_STRUCT_SIZE,
                                          .device = d->device};
-    code =
-        pjdl_take_error_ctx(api, api->PJRT_Device_GetDescription(&g), "PJRT_Device_GetDescription");
+    code = pjdl__take_error_ctx(api, api->PJRT_Device_GetDescription(&g),
+                                "PJRT_Device_GetDescription");
     if (code != PJDL_OK)
         return code;
     if (g.device_description == NULL)
-        return pjdl_fail(PJDL_INTERNAL,
-                         "PJRT_Device_GetDescription succeeded but returned no description");
+        return pjdl__fail(PJDL_INTERNAL,
+                          "PJRT_Device_GetDescription succeeded but returned no description");
     const char *kind = "", *debug = "";
     size_t kind_len = 0, debug_len = 0;
     if (PJDL_HAS(p, PJRT_DeviceDescription_Id)) {
         PJRT_DeviceDescription_Id_Args a = {.struct_size =
                                                 PJRT_DeviceDescription_Id_Args_STRUCT_SIZE,
                                             .device_description = g.device_description};
-        code = pjdl_take_error_ctx(api, api->PJRT_DeviceDescription_Id(&a),
-                                   "PJRT_DeviceDescription_Id");
+        code = pjdl__take_error_ctx(api, api->PJRT_DeviceDescription_Id(&a),
+                                    "PJRT_DeviceDescription_Id");
         d->id = a.id;
     }
     if (code == PJDL_OK && PJDL_HAS(p, PJRT_DeviceDescription_Kind)) {
         PJRT_DeviceDescription_Kind_Args a = {.struct_size =
                                                   PJRT_DeviceDescription_Kind_Args_STRUCT_SIZE,
                                               .device_description = g.device_description};
-        code = pjdl_take_error_ctx(api, api->PJRT_DeviceDescription_Kind(&a),
-                                   "PJRT_DeviceDescription_Kind");
+        code = pjdl__take_error_ctx(api, api->PJRT_DeviceDescription_Kind(&a),
+                                    "PJRT_DeviceDescription_Kind");
         if (a.device_kind) {
             kind = a.device_kind;
             kind_len = a.device_kind_size;
@@ -79,17 +79,17 @@ static pjdl_code read_description(pjdl_device *d) {
         PJRT_DeviceDescription_DebugString_Args a = {
             .struct_size = PJRT_DeviceDescription_DebugString_Args_STRUCT_SIZE,
             .device_description = g.device_description};
-        code = pjdl_take_error_ctx(api, api->PJRT_DeviceDescription_DebugString(&a),
-                                   "PJRT_DeviceDescription_DebugString");
+        code = pjdl__take_error_ctx(api, api->PJRT_DeviceDescription_DebugString(&a),
+                                    "PJRT_DeviceDescription_DebugString");
         if (a.debug_string) {
             debug = a.debug_string;
             debug_len = a.debug_string_size;
         }
     }
     if (code == PJDL_OK)
-        code = pjdl_strdup(kind, kind_len, &d->kind);
+        code = pjdl__strdup(kind, kind_len, &d->kind);
     if (code == PJDL_OK)
-        code = pjdl_strdup(debug, debug_len, &d->debug_string);
+        code = pjdl__strdup(debug, debug_len, &d->debug_string);
     return code;
 }
 
@@ -103,7 +103,7 @@ static void read_hardware_id(pjdl_device *d) {
     PJRT_Error *error = p->api->PJRT_Device_LocalHardwareId(&a);
     if (error == NULL)
         d->local_hardware_id = a.local_hardware_id;
-    pjdl_drop_error(p->api, error);
+    pjdl__drop_error(p->api, error);
 }
 
 /* Finds or adds `m` in the client's memory table (sized for the worst case). */
@@ -115,26 +115,26 @@ static pjdl_code intern_memory(pjdl_client *c, PJRT_Memory *m, pjdl_memory **out
         }
     }
     pjdl_memory *mem = &c->memories[c->num_memories];
-    const PJRT_Api *api = pjdl_client_api(c);
+    const PJRT_Api *api = pjdl__client_api(c);
     *mem = (pjdl_memory){.client = c, .memory = m};
     const char *kind = "";
     size_t kind_len = 0;
     pjdl_code code = PJDL_OK;
     if (PJDL_HAS(c->plugin, PJRT_Memory_Id)) {
         PJRT_Memory_Id_Args a = {.struct_size = PJRT_Memory_Id_Args_STRUCT_SIZE, .memory = m};
-        code = pjdl_take_error_ctx(api, api->PJRT_Memory_Id(&a), "PJRT_Memory_Id");
+        code = pjdl__take_error_ctx(api, api->PJRT_Memory_Id(&a), "PJRT_Memory_Id");
         mem->id = a.id;
     }
     if (code == PJDL_OK && PJDL_HAS(c->plugin, PJRT_Memory_Kind)) {
         PJRT_Memory_Kind_Args a = {.struct_size = PJRT_Memory_Kind_Args_STRUCT_SIZE, .memory = m};
-        code = pjdl_take_error_ctx(api, api->PJRT_Memory_Kind(&a), "PJRT_Memory_Kind");
+        code = pjdl__take_error_ctx(api, api->PJRT_Memory_Kind(&a), "PJRT_Memory_Kind");
         if (a.kind) {
             kind = a.kind;
             kind_len = a.kind_size;
         }
     }
     if (code == PJDL_OK)
-        code = pjdl_strdup(kind, kind_len, &mem->kind);
+        code = pjdl__strdup(kind, kind_len, &mem->kind);
     if (code != PJDL_OK)
         return code;
     c->num_memories++;
@@ -151,12 +151,12 @@ static pjdl_code device_pjrt_memories(pjdl_device *d, PJRT_Memory *const **mems,
         return PJDL_OK;
     PJRT_Device_AddressableMemories_Args a = {
         .struct_size = PJRT_Device_AddressableMemories_Args_STRUCT_SIZE, .device = d->device};
-    pjdl_code code = pjdl_take_error_ctx(p->api, p->api->PJRT_Device_AddressableMemories(&a),
-                                         "PJRT_Device_AddressableMemories");
+    pjdl_code code = pjdl__take_error_ctx(p->api, p->api->PJRT_Device_AddressableMemories(&a),
+                                          "PJRT_Device_AddressableMemories");
     if (code == PJDL_UNIMPLEMENTED)
         return PJDL_OK;
     if (code == PJDL_OK && a.num_memories > 0 && a.memories == NULL)
-        return pjdl_fail(PJDL_INTERNAL, "PJRT_Device_AddressableMemories returned NULL");
+        return pjdl__fail(PJDL_INTERNAL, "PJRT_Device_AddressableMemories returned NULL");
     *mems = a.memories;
     *n = code == PJDL_OK ? a.num_memories : 0;
     return code;
@@ -170,7 +170,7 @@ static PJRT_Memory *device_pjrt_default_memory(pjdl_device *d) {
                                         .device = d->device};
     PJRT_Error *error = p->api->PJRT_Device_DefaultMemory(&a);
     if (error != NULL) {
-        pjdl_drop_error(p->api, error); /* no default memory: not an error for us */
+        pjdl__drop_error(p->api, error); /* no default memory: not an error for us */
         return NULL;
     }
     return a.memory;
@@ -181,7 +181,7 @@ static pjdl_code read_device_memories(pjdl_device *d) {
     size_t n;
     pjdl_code code = device_pjrt_memories(d, &mems, &n);
     if (code == PJDL_OK)
-        code = pjdl_alloc((n ? n : 1) * sizeof *d->memories, "device memories", &d->memories);
+        code = pjdl__alloc((n ? n : 1) * sizeof *d->memories, "device memories", &d->memories);
     for (size_t i = 0; code == PJDL_OK && i < n; i++) {
         code = intern_memory(d->client, mems[i], &d->memories[i]);
         d->num_memories = i + 1;
@@ -204,31 +204,31 @@ static pjdl_code count_memories(pjdl_client *c, size_t *total) {
         if (code != PJDL_OK)
             return code;
         if (n > SIZE_MAX / 2 / sizeof(pjdl_memory) - *total)
-            return pjdl_fail(PJDL_INTERNAL, "the plugin reports too many memories (%zu)", n);
+            return pjdl__fail(PJDL_INTERNAL, "the plugin reports too many memories (%zu)", n);
         *total += n + 1;
     }
     return PJDL_OK;
 }
 
 static pjdl_code read_devices(pjdl_client *c) {
-    const PJRT_Api *api = pjdl_client_api(c);
+    const PJRT_Api *api = pjdl__client_api(c);
     pjdl_code code = PJDL_NEED(c->plugin, PJRT_Client_AddressableDevices);
     if (code != PJDL_OK)
         return code;
     PJRT_Client_AddressableDevices_Args a = {
         .struct_size = PJRT_Client_AddressableDevices_Args_STRUCT_SIZE, .client = c->client};
-    code = pjdl_take_error_ctx(api, api->PJRT_Client_AddressableDevices(&a),
-                               "PJRT_Client_AddressableDevices");
+    code = pjdl__take_error_ctx(api, api->PJRT_Client_AddressableDevices(&a),
+                                "PJRT_Client_AddressableDevices");
     if (code != PJDL_OK)
         return code;
     if (a.num_addressable_devices > 0 && a.addressable_devices == NULL)
-        return pjdl_fail(PJDL_INTERNAL, "PJRT_Client_AddressableDevices returned NULL");
+        return pjdl__fail(PJDL_INTERNAL, "PJRT_Client_AddressableDevices returned NULL");
     if (a.num_addressable_devices > 1u << 20)
-        return pjdl_fail(PJDL_INTERNAL, "the plugin reports %zu devices",
-                         a.num_addressable_devices);
-    code =
-        pjdl_alloc((a.num_addressable_devices ? a.num_addressable_devices : 1) * sizeof *c->devices,
-                   "devices", &c->devices);
+        return pjdl__fail(PJDL_INTERNAL, "the plugin reports %zu devices",
+                          a.num_addressable_devices);
+    code = pjdl__alloc((a.num_addressable_devices ? a.num_addressable_devices : 1) *
+                           sizeof *c->devices,
+                       "devices", &c->devices);
     if (code != PJDL_OK)
         return code;
     c->num_devices = a.num_addressable_devices;
@@ -238,7 +238,7 @@ static pjdl_code read_devices(pjdl_client *c) {
     size_t total = 0;
     code = count_memories(c, &total);
     if (code == PJDL_OK)
-        code = pjdl_alloc((total ? total : 1) * sizeof *c->memories, "memories", &c->memories);
+        code = pjdl__alloc((total ? total : 1) * sizeof *c->memories, "memories", &c->memories);
     for (size_t i = 0; code == PJDL_OK && i < c->num_devices; i++) {
         pjdl_device *d = &c->devices[i];
         read_hardware_id(d);
@@ -249,14 +249,14 @@ static pjdl_code read_devices(pjdl_client *c) {
     return code;
 }
 
-pjdl_code pjdl_client_read_topology(pjdl_client *client) {
+pjdl_code pjdl__client_read_topology(pjdl_client *client) {
     pjdl_code code = read_platform(client);
     if (code == PJDL_OK)
         code = read_devices(client);
     return code;
 }
 
-void pjdl_client_free_topology(pjdl_client *client) {
+void pjdl__client_free_topology(pjdl_client *client) {
     for (size_t i = 0; client->devices && i < client->num_devices; i++) {
         free(client->devices[i].kind);
         free(client->devices[i].debug_string);

@@ -153,15 +153,15 @@ static void test_every_dlpack_dtype(void **state) {
 static void test_format(void **state) {
     (void)state;
     char buf[PJDL_DTYPE_NAME_MAX];
-    assert_string_equal(pjdl_dl_dtype_format((DLDataType){kDLFloat, 32, 1}, buf), "float32");
-    assert_string_equal(pjdl_dl_dtype_format((DLDataType){kDLBool, 8, 1}, buf), "bool");
-    assert_string_equal(pjdl_dl_dtype_format((DLDataType){kDLBfloat, 16, 1}, buf), "bfloat16");
-    assert_string_equal(pjdl_dl_dtype_format((DLDataType){kDLFloat8_e4m3fn, 8, 1}, buf),
+    assert_string_equal(pjdl__dl_dtype_format((DLDataType){kDLFloat, 32, 1}, buf), "float32");
+    assert_string_equal(pjdl__dl_dtype_format((DLDataType){kDLBool, 8, 1}, buf), "bool");
+    assert_string_equal(pjdl__dl_dtype_format((DLDataType){kDLBfloat, 16, 1}, buf), "bfloat16");
+    assert_string_equal(pjdl__dl_dtype_format((DLDataType){kDLFloat8_e4m3fn, 8, 1}, buf),
                         "float8_e4m3fn");
-    assert_string_equal(pjdl_dl_dtype_format((DLDataType){kDLInt, 8, 16}, buf), "int8x16");
-    assert_string_equal(pjdl_dl_dtype_format((DLDataType){99, 8, 1}, buf),
+    assert_string_equal(pjdl__dl_dtype_format((DLDataType){kDLInt, 8, 16}, buf), "int8x16");
+    assert_string_equal(pjdl__dl_dtype_format((DLDataType){99, 8, 1}, buf),
                         "dtype(code=99, bits=8, lanes=1)");
-    assert_string_equal(pjdl_dl_dtype_format((DLDataType){255, 255, 65535}, buf),
+    assert_string_equal(pjdl__dl_dtype_format((DLDataType){255, 255, 65535}, buf),
                         "dtype(code=255, bits=255, lanes=65535)");
 }
 

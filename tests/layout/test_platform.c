@@ -33,12 +33,12 @@ static void test_builtins(void **state) {
         assert_int_equal(dl_type(n, "pinned_host"), builtins[i].host);
         assert_int_equal(dl_type(n, "unpinned_host"), kDLCPU);
         DLDeviceType d, h;
-        assert_code(pjdl_platform_lookup(n, &d, &h), PJDL_OK, NULL);
+        assert_code(pjdl__platform_lookup(n, &d, &h), PJDL_OK, NULL);
         assert_int_equal(d, builtins[i].device);
         assert_int_equal(h, builtins[i].host);
     }
     /* Either out-pointer of the internal lookup may be NULL. */
-    assert_code(pjdl_platform_lookup("cuda", NULL, NULL), PJDL_OK, NULL);
+    assert_code(pjdl__platform_lookup("cuda", NULL, NULL), PJDL_OK, NULL);
 }
 
 static void test_case_insensitive(void **state) {
@@ -63,7 +63,7 @@ static void test_unknown_and_invalid(void **state) {
     assert_code(pjdl_platform_dl_type("", "unpinned_host", &t), PJDL_INVALID_ARGUMENT,
                 "platform_name is empty");
     assert_code(pjdl_platform_dl_type("cpu", NULL, NULL), PJDL_INVALID_ARGUMENT, "out is NULL");
-    assert_code(pjdl_platform_lookup(NULL, &t, NULL), PJDL_INVALID_ARGUMENT, "NULL");
+    assert_code(pjdl__platform_lookup(NULL, &t, NULL), PJDL_INVALID_ARGUMENT, "NULL");
 
     assert_code(pjdl_register_platform(NULL, kDLCPU, kDLCPU), PJDL_INVALID_ARGUMENT,
                 "platform_name is NULL");
@@ -106,7 +106,7 @@ static void test_device_type_helpers(void **state) {
     (void)state;
     int valid = 0;
     for (int t = -2; t < 40; t++) {
-        if (pjdl_dl_device_type_valid((DLDeviceType)t)) {
+        if (pjdl__dl_device_type_valid((DLDeviceType)t)) {
             valid++;
             assert_string_not_equal(pjdl_dl_device_type_name((DLDeviceType)t),
                                     "unknown device type");

@@ -1,4 +1,4 @@
-/* pjdl_strided_copy checked element by element against a naive reference,
+/* pjdl__strided_copy checked element by element against a naive reference,
  * for many random layouts and every element size. */
 #include <stdlib.h>
 
@@ -20,7 +20,7 @@ static void check_copy(const DLTensor *t, const pjdl_layout *l) {
     char *dst = malloc(l->nbytes + 1);
     assert_non_null(dst);
     dst[l->nbytes] = 0x5a; /* canary */
-    pjdl_strided_copy(dst, src, l);
+    pjdl__strided_copy(dst, src, l);
     assert_int_equal((unsigned char)dst[l->nbytes], 0x5a);
     int64_t idx[PJDL_MAX_RANK] = {0};
     for (uint64_t lin = 0; lin < l->num_elements; lin++) {
@@ -82,7 +82,7 @@ static pjdl_layout_kind run_layout(int32_t ndim, int64_t *shape, int64_t *stride
     t.strides = strides;
     t.dtype = dtype_of_size(es);
     pjdl_layout l;
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_OK, NULL);
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
     if (!empty) {
         assert_int_equal(l.lo, lo * (int64_t)es);
         assert_int_equal(l.hi, hi * (int64_t)es);

@@ -1,4 +1,4 @@
-/* pjdl_strided_copy_nd (common/strided_copy.c), the kernel shared by the
+/* pjdl__strided_copy_nd (common/strided_copy.c), the kernel shared by the
  * library and the reference plugin, against a plain loop over every index:
  * transpositions of sizes that are not multiples of the tiles, every element
  * size the vector paths have (and odd ones), unaligned pointers, copies large
@@ -94,8 +94,8 @@ static void check(const int64_t *dims, int n, size_t es, const int64_t *src_stri
     memcpy(got, want, dst_size);
     const char *s0 = (const char *)src + src_skew - slo;
     reference_copy((char *)want + dst_skew - dlo, ds, s0, src_strides, dims, n, es);
-    pjdl_strided_copy_nd((char *)got + dst_skew - dlo, dst_strides, s0, src_strides, dims,
-                         (size_t)n, es);
+    pjdl__strided_copy_nd((char *)got + dst_skew - dlo, dst_strides, s0, src_strides, dims,
+                          (size_t)n, es);
     for (size_t i = 0; i < dst_size; i++)
         if (got[i] != want[i])
             fail_msg("byte %zu of %zu differs: %u, expected %u (ndim %d, dims[0] %lld, elem size "

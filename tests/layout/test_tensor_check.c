@@ -1,4 +1,4 @@
-/* pjdl_tensor_check: every validation error, and layout classification. */
+/* pjdl__tensor_check: every validation error, and layout classification. */
 #include "layout_test.h"
 
 #include "layout.h"
@@ -22,10 +22,10 @@ static const DLDataType f32 = {kDLFloat, 32, 1};
 static void test_null_arguments(void **state) {
     (void)state;
     pjdl_layout l;
-    assert_code(pjdl_tensor_check(NULL, &l), PJDL_INVALID_ARGUMENT, "tensor is NULL");
+    assert_code(pjdl__tensor_check(NULL, &l), PJDL_INVALID_ARGUMENT, "tensor is NULL");
     int64_t shape[1] = {2};
     DLTensor t = tensor(1, shape, NULL, f32);
-    assert_code(pjdl_tensor_check(&t, NULL), PJDL_INVALID_ARGUMENT, "out is NULL");
+    assert_code(pjdl__tensor_check(&t, NULL), PJDL_INVALID_ARGUMENT, "out is NULL");
 }
 
 static void test_ndim(void **state) {
@@ -35,11 +35,11 @@ static void test_ndim(void **state) {
     for (int i = 0; i < PJDL_MAX_RANK + 1; i++)
         shape[i] = 1;
     DLTensor t = tensor(-1, shape, NULL, f32);
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "ndim is -1");
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "ndim is -1");
     t.ndim = PJDL_MAX_RANK + 1;
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "ndim is 65");
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "ndim is 65");
     t.ndim = PJDL_MAX_RANK;
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_OK, NULL);
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
     assert_int_equal(l.ndim, PJDL_MAX_RANK);
     assert_int_equal(l.num_elements, 1);
     assert_int_equal(l.kind, PJDL_LAYOUT_ROW_MAJOR);
@@ -49,30 +49,30 @@ static void test_shape(void **state) {
     (void)state;
     pjdl_layout l;
     DLTensor t = tensor(2, NULL, NULL, f32);
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "shape is NULL but ndim is 2");
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "shape is NULL but ndim is 2");
 
     int64_t shape[3] = {2, 3, -3};
     t = tensor(3, shape, NULL, f32);
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_INVALID_ARGUMENT,
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT,
                 "shape[2] is -3: dimensions must be non-negative");
 
     int64_t big[3] = {INT64_C(1) << 40, INT64_C(1) << 40, 2};
     t = tensor(3, big, NULL, f32);
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "overflows int64");
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "overflows int64");
 
     /* Elements fit but bytes do not. */
     int64_t many[1] = {INT64_C(1) << 62};
     t = tensor(1, many, NULL, f32);
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "overflow");
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "overflow");
 
     /* A zero makes the product 0 even after an overflowing prefix, but the
      * compact strides of such a shape still overflow. */
     int64_t zero_after[4] = {INT64_C(1) << 40, INT64_C(1) << 40, INT64_C(1) << 40, 0};
     t = tensor(4, zero_after, NULL, f32);
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "compact strides");
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "compact strides");
     int64_t zero_strides[4] = {0, 0, 0, 1};
     t.strides = zero_strides;
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_OK, NULL);
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
     assert_int_equal(l.num_elements, 0);
     assert_int_equal(l.nbytes, 0);
 }
@@ -81,7 +81,7 @@ static void check_dtype(DLDataType dtype, pjdl_code expected, const char *needle
     pjdl_layout l;
     int64_t shape[1] = {4};
     DLTensor t = tensor(1, shape, NULL, dtype);
-    assert_code(pjdl_tensor_check(&t, &l), expected, needle);
+    assert_code(pjdl__tensor_check(&t, &l), expected, needle);
 }
 
 static void test_dtype(void **state) {
@@ -110,27 +110,27 @@ static void test_strides_overflow(void **state) {
     int64_t shape[2] = {3, 2};
     int64_t strides[2] = {INT64_MAX / 2, 1};
     DLTensor t = tensor(2, shape, strides, f32);
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_INVALID_ARGUMENT,
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT,
                 "strides[0] is 4611686018427387903");
     /* Byte strides fit, the span does not. */
     strides[0] = INT64_C(1) << 59;
     shape[0] = 100;
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "spans more than int64");
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "spans more than int64");
     /* Negative spans too. */
     strides[0] = -(INT64_C(1) << 59);
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "spans more than int64");
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "spans more than int64");
     /* (shape - 1) * stride fits but shape * stride does not: refused, so
      * that callers may compute shape * stride freely. */
     int64_t shape1[1] = {2};
     int64_t strides1[1] = {INT64_C(1) << 60};
     t = tensor(1, shape1, strides1, f32);
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_INVALID_ARGUMENT,
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT,
                 "strides[0] is 1152921504606846976");
     /* Two halves that each fit but whose sum does not. */
     int64_t shape2[2] = {5, 5};
     int64_t strides2[2] = {INT64_C(1) << 58, INT64_C(1) << 58};
     t = tensor(2, shape2, strides2, f32);
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "int64");
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "int64");
 }
 
 static void test_byte_offset_and_data(void **state) {
@@ -139,32 +139,32 @@ static void test_byte_offset_and_data(void **state) {
     int64_t shape[1] = {4};
     DLTensor t = tensor(1, shape, NULL, f32);
     t.byte_offset = (uint64_t)INT64_MAX + 1;
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_INVALID_ARGUMENT,
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT,
                 "byte_offset is 9223372036854775808");
     t.byte_offset = 0;
     t.data = NULL;
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_INVALID_ARGUMENT,
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT,
                 "data is NULL for a tensor of 4 elements");
     /* Zero-size tensors may have NULL data. */
     shape[0] = 0;
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_OK, NULL);
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
     assert_int_equal(l.kind, PJDL_LAYOUT_ROW_MAJOR);
     assert_int_equal(l.lo, 0);
     assert_int_equal(l.hi, 0);
     /* The range touched must not wrap around the address space. */
     shape[0] = 4;
     t.data = (void *)(UINTPTR_MAX - 7);
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "address space");
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "address space");
     t.data = (void *)(uintptr_t)16;
     int64_t strides[1] = {-2};
     t.strides = strides;
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "address space");
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "address space");
     t.data = (void *)(uintptr_t)64;
     t.byte_offset = UINT64_C(1) << 62;
     t.strides = NULL;
     if (sizeof(uintptr_t) == 8) {
         t.data = (void *)(UINTPTR_MAX - 4096);
-        assert_code(pjdl_tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "address space");
+        assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "address space");
     }
 }
 
@@ -175,7 +175,7 @@ static void test_extents_and_alignment(void **state) {
     int64_t strides[2] = {-4, 1};
     DLTensor t = tensor(2, shape, strides, f32);
     t.data = &storage[100];
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_OK, NULL);
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
     assert_int_equal(l.lo, -32);
     assert_int_equal(l.hi, 16);
     assert_int_equal(l.nbytes, 48);
@@ -186,15 +186,15 @@ static void test_extents_and_alignment(void **state) {
     assert_int_equal(l.byte_strides[1], 4);
 
     t.byte_offset = 2;
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_OK, NULL);
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
     assert_false(l.aligned);
     t.byte_offset = 8;
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_OK, NULL);
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
     assert_true(l.aligned);
 
     /* 0-d: one element. */
     t = tensor(0, NULL, NULL, (DLDataType){kDLComplex, 128, 1});
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_OK, NULL);
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
     assert_int_equal(l.num_elements, 1);
     assert_int_equal(l.nbytes, 16);
     assert_int_equal(l.lo, 0);
@@ -207,7 +207,7 @@ static void check_kind(int32_t ndim, int64_t *shape, int64_t *strides, pjdl_layo
     pjdl_layout l;
     DLTensor t = tensor(ndim, shape, strides, f32);
     t.data = &storage[2048];
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_OK, NULL);
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
     assert_int_equal(l.kind, kind);
     if (why == NULL) {
         assert_null(l.why_strided);
@@ -231,7 +231,7 @@ static void test_row_major(void **state) {
     check_kind(4, shape1, strides1, PJDL_LAYOUT_ROW_MAJOR, NULL, 0);
     pjdl_layout l;
     DLTensor t = tensor(4, shape1, strides1, f32);
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_OK, NULL);
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
     for (int i = 0; i < 4; i++)
         assert_int_equal(l.minor_to_major[i], 3 - i);
 }
@@ -257,7 +257,7 @@ static void test_every_permutation(void **state) {
                     }
                     pjdl_layout l;
                     DLTensor t = tensor(4, shape, strides, f32);
-                    assert_code(pjdl_tensor_check(&t, &l), PJDL_OK, NULL);
+                    assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
                     bool c_order = a == 3 && b == 2 && c == 1 && d == 0;
                     assert_int_equal(l.kind,
                                      c_order ? PJDL_LAYOUT_ROW_MAJOR : PJDL_LAYOUT_PERMUTED);
@@ -278,7 +278,7 @@ static void test_permutation_with_unit_dims(void **state) {
     int64_t strides[4] = {99, 1, 7, 5};
     pjdl_layout l;
     DLTensor t = tensor(4, shape, strides, f32);
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_OK, NULL);
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
     assert_int_equal(l.kind, PJDL_LAYOUT_PERMUTED);
     /* major to minor: 0, 2, 3, 1 */
     int64_t expect[4] = {1, 3, 2, 0};
@@ -289,7 +289,7 @@ static void test_permutation_with_unit_dims(void **state) {
     int64_t shape2[2] = {4, 6};
     int64_t strides2[2] = {1, 4};
     t = tensor(2, shape2, strides2, f32);
-    assert_code(pjdl_tensor_check(&t, &l), PJDL_OK, NULL);
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
     assert_int_equal(l.kind, PJDL_LAYOUT_PERMUTED);
     assert_int_equal(l.minor_to_major[0], 0);
     assert_int_equal(l.minor_to_major[1], 1);

@@ -8,7 +8,7 @@
  * (legacy DLManagedTensor), read everything back (with a wait timeout, after
  * the first read) and compare, then release all of it.
  *
- * The walk fails the n-th library allocation (pjdl_test_fail_alloc_after)
+ * The walk fails the n-th library allocation (pjdl__test_fail_alloc_after)
  * for n = 1, 2, ... until a run makes fewer than n allocations, then does
  * the same with the plugin's n-th allocation (its fail_allocation test
  * extension). Every run must: return PJDL_OK or RESOURCE_EXHAUSTED from each
@@ -19,7 +19,7 @@
  * leak nothing. */
 #include <unistd.h>
 
-#include "internal.h" /* pjdl_test_fail_alloc_after: test-only, static library */
+#include "internal.h" /* pjdl__test_fail_alloc_after: test-only, static library */
 #include "lib_util.h"
 
 #define ROWS 4
@@ -205,18 +205,18 @@ static void expect_plugin_baseline(int64_t baseline, const char *platform, const
 
 static void walk(const char *platform) {
     int64_t baseline = plugin_live();
-    pjdl_test_fail_alloc_after(0);
+    pjdl__test_fail_alloc_after(0);
     plugin_fail_after(0);
     assert_true(scenario(platform, 0));
-    long lib_total = pjdl_test_fail_alloc_after(0);
+    long lib_total = pjdl__test_fail_alloc_after(0);
     long plugin_total = (long)plugin_fail_after(0);
     expect_plugin_baseline(baseline, platform, "no", 0);
 
     long lib_sites = 0, plugin_sites = 0;
     for (long n = 1;; n++) {
-        pjdl_test_fail_alloc_after(n);
+        pjdl__test_fail_alloc_after(n);
         bool all = scenario(platform, n);
-        long made = pjdl_test_fail_alloc_after(0);
+        long made = pjdl__test_fail_alloc_after(0);
         expect_plugin_baseline(baseline, platform, "library", n);
         if (made < n) {
             assert_true(all); /* nothing failed: the walk is past the end */
