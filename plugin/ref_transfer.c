@@ -177,6 +177,30 @@ static PJRT_Error *alias_host(PJRT_Client_BufferFromHostBuffer_Args *args, ref_m
     return NULL;
 }
 
+static bool known_semantics(PJRT_HostBufferSemantics sem) {
+    return sem == PJRT_HostBufferSemantics_kImmutableOnlyDuringCall ||
+           sem == PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes ||
+           sem == PJRT_HostBufferSemantics_kImmutableZeroCopy ||
+           sem == PJRT_HostBufferSemantics_kMutableZeroCopy;
+}
+
+/* Where a host-to-device transfer reads from: the caller's memory, or (with
+ * `staging`) a copy of it in the device layout, made now because the call's
+ * data is only valid during the call. */
+static void set_host_source(transfer_op *t, const ref_shape *shape, const void *data,
+                            const int64_t *src_strides, void *staging) {
+    if (staging != NULL) {
+        ref_strided_copy(staging, shape->strides, data, src_strides, shape->dims, shape->num_dims,
+                         shape->element_size);
+        t->staging = staging;
+        t->src = staging;
+        memcpy(t->src_strides, shape->strides, sizeof(t->src_strides));
+    } else {
+        t->src = data;
+        memcpy(t->src_strides, src_strides, sizeof(t->src_strides));
+    }
+}
+
 PJRT_Error *ref_PJRT_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args *args) {
     static const char fn[] = "PJRT_Client_BufferFromHostBuffer";
     REF_CHECK_ARGS(args, PJRT_Client_BufferFromHostBuffer_Args);
@@ -198,10 +222,7 @@ PJRT_Error *ref_PJRT_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffe
     if (args->data == NULL && shape.size > 0)
         return INVALID("%s: data is NULL for an array of %zu bytes", fn, shape.size);
     PJRT_HostBufferSemantics sem = args->host_buffer_semantics;
-    if (sem != PJRT_HostBufferSemantics_kImmutableOnlyDuringCall &&
-        sem != PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes &&
-        sem != PJRT_HostBufferSemantics_kImmutableZeroCopy &&
-        sem != PJRT_HostBufferSemantics_kMutableZeroCopy)
+    if (!known_semantics(sem))
         return INVALID("%s: unknown host_buffer_semantics %d", fn, (int)sem);
     bool zero_copy = sem == PJRT_HostBufferSemantics_kImmutableZeroCopy ||
                      sem == PJRT_HostBufferSemantics_kMutableZeroCopy;
@@ -236,17 +257,7 @@ PJRT_Error *ref_PJRT_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffe
     memcpy(t->dst_strides, shape.strides, shape.num_dims * sizeof(int64_t));
     t->dst_mem = ref_mem_retain(mem);
     t->dst = mem->data;
-    if (staging != NULL) {
-        /* The call's data is only valid now: stage it in the device layout. */
-        ref_strided_copy(staging, shape.strides, args->data, src_strides, shape.dims,
-                         shape.num_dims, shape.element_size);
-        t->staging = staging;
-        t->src = staging;
-        memcpy(t->src_strides, shape.strides, sizeof(t->src_strides));
-    } else {
-        t->src = args->data;
-        memcpy(t->src_strides, src_strides, sizeof(t->src_strides));
-    }
+    set_host_source(t, &shape, args->data, src_strides, staging);
     t->ready = ref_event_retain(ready);
     t->done = async_source ? ref_event_retain(done) : NULL;
     PJRT_Buffer *buffer;

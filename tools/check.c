@@ -300,6 +300,34 @@ static void run_body(ck_ctx *ctx, const ck_def *d, ck_result *r) {
     pjdl_client_release(client);
 }
 
+/* What a check's child that did not report says: it hung, crashed (a
+ * signal), or ended the process otherwise (an exit without a report, which
+ * is how AddressSanitizer ends a process on a plugin's abort). */
+static void report_unfinished(const ck_def *d, int status, bool timed_out, ck_result *r) {
+    memset(r, 0, sizeof *r);
+    const char *step = step_page && step_page[0] ? step_page : NULL;
+    char how[64];
+    if (WIFSIGNALED(status))
+        snprintf(how, sizeof how, "signal %d, %s", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else
+        snprintf(how, sizeof how, "exit %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    if (timed_out)
+        ck_fail(r, "the check did not finish within %d s (a wait that never ends?)",
+                CHECK_TIMEOUT_S);
+    else if (d->crash_is_unsupported)
+        ck_unsupported(r,
+                       "the plugin does not refuse malformed requests: it ended the process "
+                       "(%s) on %s. The C API does not require it to validate, so callers must "
+                       "(libpjrt_dlpack checks everything before calling)",
+                       how, step ? step : "its first request");
+    else if (WIFSIGNALED(status))
+        ck_fail(r, "the check crashed (%s)%s%s; run with --no-fork under a debugger", how,
+                step ? " during: " : "", step ? step : "");
+    else
+        ck_fail(r, "the check's process exited (%s) before reporting%s%s", how,
+                step ? " during: " : "", step ? step : "");
+}
+
 /* Runs the check in a child process: a crash or a hang (a plugin that frees
  * twice, a deleter run twice, an event that never completes) is then that
  * check's FAIL, and the other checks still run. */
@@ -368,31 +396,7 @@ static void run_forked(ck_ctx *ctx, const ck_def *d, ck_result *r) {
         *r = rep.r;
         return;
     }
-    memset(r, 0, sizeof *r);
-    if (timed_out)
-        ck_fail(r, "the check did not finish within %d s (a wait that never ends?)",
-                CHECK_TIMEOUT_S);
-    else if (d->crash_is_unsupported) {
-        /* A signal, or an exit without a report (a runtime that turns the
-         * plugin's abort into exit(1), as AddressSanitizer does). */
-        char how[64];
-        if (WIFSIGNALED(status))
-            snprintf(how, sizeof how, "signal %d, %s", WTERMSIG(status),
-                     strsignal(WTERMSIG(status)));
-        else
-            snprintf(how, sizeof how, "exit %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-        ck_unsupported(r,
-                       "the plugin does not refuse malformed requests: it ended the process "
-                       "(%s) on %s. The C API does not require it to validate, so callers must "
-                       "(libpjrt_dlpack checks everything before calling)",
-                       how, step_page && step_page[0] ? step_page : "its first request");
-    } else if (WIFSIGNALED(status))
-        ck_fail(r, "the check crashed: signal %d (%s)%s%s; run with --no-fork under a debugger",
-                WTERMSIG(status), strsignal(WTERMSIG(status)),
-                step_page && step_page[0] ? " during: " : "", step_page ? step_page : "");
-    else
-        ck_fail(r, "the check's process exited with %d before reporting",
-                WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    report_unfinished(d, status, timed_out, r);
 }
 
 static int run_all(ck_ctx *ctx) {
