@@ -23,13 +23,7 @@ static PyObject *load_plugin(PyObject *module, PyObject *args, PyObject *kwargs)
     Py_XDECREF(encoded);
     if (rc != PJDL_OK)
         return pjpy_raise_error(rc);
-    pjpy_plugin *self = PyObject_New(pjpy_plugin, &pjpy_plugin_type);
-    if (self == NULL) {
-        PJPY_NOGIL(pjdl_plugin_release(plugin));
-        return NULL;
-    }
-    self->plugin = plugin;
-    return (PyObject *)self;
+    return pjpy_plugin_new(plugin);
 }
 
 static PyObject *module_from_dlpack(PyObject *module, PyObject *args, PyObject *kwargs) {

@@ -156,6 +156,9 @@ void pjpy_set_exiting(void);
 /* New Python objects wrapping library objects. pjpy_client_new takes over
  * the reference `client`; pjpy_buffer_new takes over `buffer`, and releases
  * it on failure. `client_obj` is a pjpy_client. */
+/* A Plugin object owning `plugin` (released if the object cannot be made). */
+PyObject *pjpy_plugin_new(pjdl_plugin *plugin);
+
 PyObject *pjpy_client_new(PyObject *plugin_obj, pjdl_client *client);
 PyObject *pjpy_buffer_new(PyObject *client_obj, pjdl_buffer *buffer);
 /* An empty Buffer object (no client, no buffer) to be filled with

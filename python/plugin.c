@@ -8,6 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+PyObject *pjpy_plugin_new(pjdl_plugin *plugin) {
+    pjpy_plugin *self = PyObject_New(pjpy_plugin, &pjpy_plugin_type);
+    if (self == NULL) {
+        PJPY_NOGIL(pjdl_plugin_release(plugin));
+        return NULL;
+    }
+    self->plugin = plugin;
+    return (PyObject *)self;
+}
+
 static void plugin_dealloc(PyObject *self) {
     pjdl_plugin *p = ((pjpy_plugin *)self)->plugin;
     if (p != NULL)
@@ -212,13 +222,7 @@ static PyObject *plugin_from_api(PyObject *unused, PyObject *arg) {
     pjdl_code rc = pjdl_plugin_from_api(api, &plugin);
     if (rc != PJDL_OK)
         return pjpy_raise_error(rc);
-    pjpy_plugin *self = PyObject_New(pjpy_plugin, &pjpy_plugin_type);
-    if (self == NULL) {
-        PJPY_NOGIL(pjdl_plugin_release(plugin));
-        return NULL;
-    }
-    self->plugin = plugin;
-    return (PyObject *)self;
+    return pjpy_plugin_new(plugin);
 }
 
 static PyMethodDef plugin_methods[] = {
