@@ -1,8 +1,9 @@
 """Fixtures for the pjrt_dlpack Python tests.
 
 The module is imported from PYTHONPATH (the build's python/ directory) and the
-reference plugin is found through the PJRT_REF_PLUGIN environment variable, as
-ctest sets both.
+reference plugin is found through the PJRT_REF_PLUGIN environment variable and
+XLA's CPU plugin through PJRT_XLA_CPU_PLUGIN, as ctest sets them. The fixtures
+serve tests/python/modern/ too.
 """
 import os
 
@@ -16,6 +17,27 @@ def ref_plugin_path():
     if not path or not os.path.exists(path):
         pytest.fail("PJRT_REF_PLUGIN is not set to the built reference plugin")
     return path
+
+
+def xla_plugin_path():
+    path = os.environ.get("PJRT_XLA_CPU_PLUGIN")
+    if not path or not os.path.exists(path):
+        pytest.fail("PJRT_XLA_CPU_PLUGIN is not set to XLA's CPU plugin (run scripts/setup.sh)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def xla_plugin():
+    """XLA's own CPU plugin (installed by the set-up); missing: the test fails."""
+    return pjrt_dlpack.load_plugin(xla_plugin_path())
+
+
+@pytest.fixture(scope="session")
+def xla(xla_plugin):
+    """A client of XLA's CPU plugin with its default options."""
+    client = xla_plugin.client()
+    assert client.platform == "cpu"
+    return client
 
 
 @pytest.fixture(scope="session")

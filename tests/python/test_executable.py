@@ -2,13 +2,13 @@
 arguments from NumPy, PyTorch and Buffers, results to NumPy and PyTorch in
 place, the plugin's errors, and results that outlive what made them."""
 import gc
-import os
 
 import numpy as np
 import pytest
 import torch
 
 import pjrt_dlpack
+from aligned_arrays import aligned_copy
 
 PROGRAM = """
 func.func @main(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>)
@@ -32,31 +32,9 @@ func.func @main(%a: tensor<{BIG}x{BIG}xf32>, %b: tensor<{BIG}x{BIG}xf32>)
 """
 
 
-def xla_plugin_path():
-    path = os.environ.get("PJRT_XLA_CPU_PLUGIN")
-    if not path or not os.path.exists(path):
-        pytest.fail("PJRT_XLA_CPU_PLUGIN is not set to XLA's CPU plugin (scripts/plugins.sh)")
-    return path
-
-
-@pytest.fixture(scope="module")
-def xla():
-    return pjrt_dlpack.load_plugin(xla_plugin_path()).client()
-
-
 @pytest.fixture(scope="module")
 def exe(xla):
     return xla.compile(PROGRAM)
-
-
-def aligned(values, alignment=64):
-    """A copy of `values` whose data is aligned as XLA's views need."""
-    values = np.ascontiguousarray(values)
-    raw = np.empty(values.nbytes + alignment, dtype=np.uint8)
-    offset = -raw.ctypes.data % alignment
-    out = raw[offset : offset + values.nbytes].view(values.dtype).reshape(values.shape)
-    out[...] = values
-    return out
 
 
 A = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
@@ -73,7 +51,7 @@ def test_compile(xla, exe):
 
 
 def test_numpy_and_torch_in_numpy_and_torch_out(exe):
-    s, t = exe(aligned(A), torch.tensor(B))  # PyTorch aligns its memory to 64 bytes
+    s, t = exe(aligned_copy(A), torch.tensor(B))  # PyTorch aligns its memory to 64 bytes
     assert isinstance(s, pjrt_dlpack.Buffer) and s.shape == (2, 3) and t.shape == (3, 2)
     s_np = np.from_dlpack(s)
     t_torch = torch.from_dlpack(t)
@@ -92,7 +70,7 @@ def test_execute_is_call(exe, xla):
 def test_arguments_are_views(exe, xla):
     """A Buffer imported zero-copy is what the program reads: a write through
     NumPy after the import shows in the result."""
-    a = aligned(A)
+    a = aligned_copy(A)
     b = torch.tensor(B)  # PyTorch aligns its memory to 64 bytes
     a_buf, b_buf = xla.from_dlpack(a, copy=False), xla.from_dlpack(b, copy=False)
     assert a_buf.unsafe_buffer_pointer() == a.ctypes.data
@@ -107,7 +85,7 @@ def test_arguments_are_views(exe, xla):
 
 
 def test_capsule_argument(exe):
-    s, _ = exe(aligned(A).__dlpack__(), aligned(B))
+    s, _ = exe(aligned_copy(A).__dlpack__(), aligned_copy(B))
     np.testing.assert_array_equal(np.from_dlpack(s), A * B + 1)
 
 
@@ -118,7 +96,7 @@ def test_unaligned_argument_is_copied(exe):
     offset = -raw.ctypes.data % 64 + 16
     a = raw[offset : offset + A.nbytes].view(np.float32).reshape(A.shape)
     a[...] = A
-    s, _ = exe(a, aligned(B))
+    s, _ = exe(a, aligned_copy(B))
     np.testing.assert_array_equal(np.from_dlpack(s), A * B + 1)
 
 
@@ -170,7 +148,7 @@ def test_results_outlive_executable_and_arguments(xla):
     """The executable and the arguments go while the product is computed;
     the result is still whole when NumPy reads it (the export waits)."""
     exe = xla.compile(MATMUL)
-    ones = aligned(np.ones((BIG, BIG), dtype=np.float32))
+    ones = aligned_copy(np.ones((BIG, BIG), dtype=np.float32))
     (c,) = exe(ones, ones)
     del exe, ones
     gc.collect()

@@ -1,7 +1,6 @@
 """The Python module against XLA's own CPU plugin (PJRT_XLA_CPU_PLUGIN,
 installed by the set-up): the exchange with NumPy and PyTorch on a real
 plugin. A missing plugin fails these tests; it never skips them."""
-import os
 import threading
 
 import numpy as np
@@ -9,28 +8,9 @@ import pytest
 import torch
 
 import pjrt_dlpack
+from aligned_arrays import aligned
 
 KDL_CPU = 1
-
-
-@pytest.fixture(scope="module")
-def xla():
-    path = os.environ.get("PJRT_XLA_CPU_PLUGIN")
-    if not path or not os.path.exists(path):
-        pytest.fail("PJRT_XLA_CPU_PLUGIN is not set to XLA's CPU plugin (run scripts/setup.sh)")
-    client = pjrt_dlpack.load_plugin(path).client()
-    assert client.platform == "cpu"
-    return client
-
-
-def aligned(shape, dtype, align=64, offset=0):
-    """A NumPy array whose data starts `offset` bytes past an `align`-byte
-    boundary (XLA views nothing below 64-byte alignment)."""
-    dtype = np.dtype(dtype)
-    n = int(np.prod(shape)) * dtype.itemsize
-    raw = np.empty(n + align + offset, dtype=np.uint8)
-    start = (-raw.ctypes.data) % align + offset
-    return raw[start:start + n].view(dtype).reshape(shape)
 
 
 TYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
@@ -165,8 +145,8 @@ def test_many_threads(xla):
     assert errors == []
 
 
-def test_create_options(xla):
-    plugin = pjrt_dlpack.load_plugin(os.environ["PJRT_XLA_CPU_PLUGIN"])
+def test_create_options(xla_plugin):
+    plugin = xla_plugin
     assert len(plugin.client(cpu_device_count=2).devices) == 2
     with pytest.raises(pjrt_dlpack.Error, match="bogus_option"):
         plugin.client(bogus_option=1)

@@ -3,14 +3,12 @@ producers: NumPy 2, PyTorch 2, JAX, ml_dtypes and array-api-strict (the
 environment of scripts/python-env.sh). The legacy run (Debian's NumPy 1.24
 and PyTorch 1.13) ignores this folder; here a missing or too old package
 fails every test instead of skipping it. The fixtures of ../conftest.py
-(plugin, cpu, xpu, client) apply here too."""
+(plugin, cpu, xpu, client, xla_plugin, xla) apply here too."""
 import importlib
-import os
 
 import numpy as np
 import pytest
 
-import pjrt_dlpack
 
 def _need(name, minimum):
     try:
@@ -29,13 +27,3 @@ def modern_stack():
     return {name: _need(name, minimum) for name, minimum in [
         ("numpy", "2.0.0"), ("torch", "2.4.0"), ("jax", "0.4.30"), ("ml_dtypes", "0.4.0"),
         ("array_api_strict", "2.0.0")]}
-
-
-@pytest.fixture(scope="session")
-def xla():
-    path = os.environ.get("PJRT_XLA_CPU_PLUGIN")
-    if not path or not os.path.exists(path):
-        pytest.fail("PJRT_XLA_CPU_PLUGIN is not set to XLA's CPU plugin (run scripts/setup.sh)")
-    client = pjrt_dlpack.load_plugin(path).client()
-    assert client.platform == "cpu"
-    return client

@@ -3,9 +3,8 @@ tests/python/dlpack_ctypes.py) capsule inspection through ctypes."""
 import os
 import sys
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from aligned_arrays import aligned  # noqa: E402,F401
 from dlpack_ctypes import (  # noqa: E402,F401  (re-exported for the modern tests)
     IS_COPIED,
     KDL_CPU,
@@ -48,10 +47,3 @@ class Holder:
         return self.device
 
 
-def aligned(shape, dtype, align=64, offset=0):
-    """A NumPy array starting `offset` bytes past an `align`-byte boundary."""
-    dtype = np.dtype(dtype)
-    n = int(np.prod(shape)) * dtype.itemsize
-    raw = np.empty(n + align + offset, dtype=np.uint8)
-    start = (-raw.ctypes.data) % align + offset
-    return raw[start:start + n].view(dtype).reshape(shape)
