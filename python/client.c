@@ -300,8 +300,8 @@ static PyObject *client_platform_dl_device(PyObject *unused, PyObject *args) {
     if (rc != PJDL_OK)
         return pjpy_raise_exchange(rc);
     DLDevice dl = {type, hardware_id};
-    if (type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost)
-        dl.device_id = 0;
+    if (pjdl_dl_device_type_host_reachable(type))
+        dl.device_id = 0; /* host memory: id 0, as pjdl_device_dl gives it */
     return pjpy_dl_device_tuple(dl);
 }
 

@@ -136,11 +136,9 @@ static int wants_device_copy(pjdl_buffer *buffer, const pjdl_export_options *opt
     DLDevice own;
     if (pjdl_buffer_dl_device(buffer, &own) != PJDL_OK)
         return 0;
-    if (own.device_type == kDLCPU || own.device_type == kDLCUDAHost ||
-        own.device_type == kDLROCMHost)
+    if (pjdl_dl_device_type_host_reachable(own.device_type))
         return 0;
-    return !opts->has_dl_device || (opts->dl_device.device_type == own.device_type &&
-                                    opts->dl_device.device_id == own.device_id);
+    return !opts->has_dl_device || pjdl_dl_device_same(opts->dl_device, own);
 }
 
 /* A copy on the buffer's own device: a host copy imported back to the same

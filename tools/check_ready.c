@@ -37,7 +37,7 @@ void ck_ready_no_stream(ck_ctx *ctx, ck_result *r) {
             break;
         }
         DLTensor *t = &mt->dl_tensor;
-        if (mem != NULL && cli_dl_host_readable(t->device)) {
+        if (mem != NULL && pjdl_dl_device_type_host_reachable(t->device.device_type)) {
             memcpy(got, (char *)t->data + t->byte_offset, n * 4);
             ck_expect_bytes(r, "data right after export returned", want, got, n * 4);
         }

@@ -41,7 +41,7 @@ static void one_export(worker *w) {
     w->exports++;
     if ((char *)mt->dl_tensor.data + mt->dl_tensor.byte_offset != w->shared_ptr)
         worker_fail(w, "export of the shared buffer: %s%s", "the data pointer changed", "");
-    else if (cli_dl_host_readable(mt->dl_tensor.device) &&
+    else if (pjdl_dl_device_type_host_reachable(mt->dl_tensor.device.device_type) &&
              memcmp(w->shared_ptr, w->want, SHARED_FLOATS * sizeof(float)) != 0)
         worker_fail(w, "export of the shared buffer: %s%s", "the data changed", "");
     mt->deleter(mt);
@@ -91,7 +91,7 @@ static void own_buffer(worker *w, unsigned seed) {
     if (rc != PJDL_OK) {
         worker_fail(w, "export of an own buffer: %s: %s", pjdl_code_name(rc), pjdl_last_error());
     } else {
-        if (cli_dl_host_readable(mt->dl_tensor.device) &&
+        if (pjdl_dl_device_type_host_reachable(mt->dl_tensor.device.device_type) &&
             memcmp((char *)mt->dl_tensor.data + mt->dl_tensor.byte_offset, want,
                    64 * sizeof(float)) != 0)
             worker_fail(w, "an own buffer's export after release: %s%s", "the data changed", "");

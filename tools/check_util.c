@@ -175,7 +175,7 @@ pjdl_code ck_read_memory(ck_ctx *ctx, void *data, DLDevice device, DLDataType dt
         row_major(shape, ndim, rm);
         strides = rm;
     }
-    if (cli_dl_host_readable(device)) {
+    if (pjdl_dl_device_type_host_reachable(device.device_type)) {
         if (isolated)
             return read_isolated(data, shape, ndim, strides, esize, dst, size, msg, msg_size);
         gather(dst, data, shape, ndim, strides, esize);
@@ -210,7 +210,8 @@ pjdl_memory *ck_host_memory(ck_ctx *ctx) {
     for (size_t i = 0; i < pjdl_device_memory_count(ctx->dev); i++) {
         pjdl_memory *m = pjdl_device_memory(ctx->dev, i);
         DLDevice dl;
-        if (pjdl_device_dl(ctx->dev, m, &dl) == PJDL_OK && cli_dl_host_readable(dl))
+        if (pjdl_device_dl(ctx->dev, m, &dl) == PJDL_OK &&
+            pjdl_dl_device_type_host_reachable(dl.device_type))
             return m;
     }
     return NULL;

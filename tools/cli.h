@@ -175,9 +175,6 @@ int cli_check(const cli_args *args);
 int cli_bench(const cli_args *args);
 
 /* ----------------------------------------------------------------- misc */
-
-/* True when data of this DLDevice can be read by the host directly. */
-bool cli_dl_host_readable(DLDevice device);
 /* Monotonic time in nanoseconds. */
 uint64_t cli_now_ns(void);
 

@@ -18,10 +18,6 @@ void progress_done(bool enabled) {
     fflush(stderr);
 }
 
-bool cli_dl_host_readable(DLDevice d) {
-    return d.device_type == kDLCPU || d.device_type == kDLCUDAHost || d.device_type == kDLROCMHost;
-}
-
 uint64_t cli_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
