@@ -176,12 +176,7 @@ static bool inspect_raw(ck_ctx *ctx) {
         fprintf(stderr, "pjrt-dlpack: cannot load plugin %s: %s\n", path, dlerror());
         return false;
     }
-    typedef const PJRT_Api *(*get_api_fn)(void);
-    get_api_fn get_api;
-    void *sym = dlsym(ctx->abi.handle, "GetPjrtApi");
-    memcpy(&get_api, &sym, sizeof get_api);
-    ctx->abi.has_symbol = sym != NULL;
-    ctx->abi.api = sym ? get_api() : NULL;
+    raw_get_api(ctx->abi.handle, &ctx->abi.has_symbol, &ctx->abi.api);
     return true;
 }
 

@@ -285,13 +285,10 @@ static void read_table_early(const char *path, info_facts *f) {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (h == NULL)
         return; /* the library fails the same way and says why */
-    const PJRT_Api *(*get)(void);
-    void *sym = dlsym(h, "GetPjrtApi");
-    memcpy(&get, &sym, sizeof get);
-    if (sym == NULL)
-        return;
     facts_step(f, "GetPjrtApi");
-    const PJRT_Api *api = get();
+    bool has_symbol;
+    const PJRT_Api *api;
+    raw_get_api(h, &has_symbol, &api);
     if (api != NULL)
         read_table(api, f);
     /* Never closed: the library opens the same file next, and plugins are

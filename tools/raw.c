@@ -1,6 +1,7 @@
 /* Direct PJRT C API calls, for what the checks must observe in the plugin
  * itself rather than through the library. Every call checks that the slot
  * exists first: a missing slot is UNIMPLEMENTED, never a call. */
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -66,6 +67,14 @@ static pjdl_code missing(const char *slot, char *msg, size_t n) {
         if (!RAW_HAS(api, slot))                                                                   \
             return missing(#slot, msg, n);                                                         \
     } while (0)
+
+void raw_get_api(void *handle, bool *has_symbol, const PJRT_Api **api) {
+    const PJRT_Api *(*get_api)(void);
+    void *sym = dlsym(handle, "GetPjrtApi");
+    memcpy(&get_api, &sym, sizeof get_api);
+    *has_symbol = sym != NULL;
+    *api = sym ? get_api() : NULL;
+}
 
 const PJRT_Stream_Extension *raw_stream_extension(const PJRT_Api *api) {
     const PJRT_Extension_Base *ext = api->extension_start;
