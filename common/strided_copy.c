@@ -386,6 +386,50 @@ static int simplify(const int64_t *dst_strides, const int64_t *src_strides, cons
 
 typedef enum { KERNEL_RUN, KERNEL_PLANE, KERNEL_GATHER } kernel_kind;
 
+/* The kernel for the innermost of the n > 0 simplified dimensions d: one
+ * memcpy per run, a cache-blocked transposition of the plane (*p, innermost)
+ * described in *pl, or a gather. *p is -1 unless it is a plane. */
+static kernel_kind choose_kernel(const copy_dim *d, int n, size_t es, int *p, plane *pl) {
+    const copy_dim inner = d[n - 1];
+    *p = -1;
+    if (inner.dst == (int64_t)es && inner.src == (int64_t)es)
+        return KERNEL_RUN;
+    if (inner.dst != (int64_t)es || es > TILE_SRC_BYTES)
+        return KERNEL_GATHER;
+    /* The dimension with the smallest source stride, if it beats the
+     * innermost one: the slice (p, inner) is a transposition. */
+    uint64_t best = magnitude(inner.src);
+    for (int k = 0; k < n - 1; k++) {
+        if (magnitude(d[k].src) < best) {
+            best = magnitude(d[k].src);
+            *p = k;
+        }
+    }
+    if (*p < 0)
+        return KERNEL_GATHER;
+    int64_t ti = (int64_t)(TILE_SRC_BYTES / es), tj = (int64_t)(TILE_DST_BYTES / es);
+    *pl = (plane){
+        .rows = d[*p].extent,
+        .cols = inner.extent,
+        .dr = d[*p].dst,
+        .sr = d[*p].src,
+        .sc = inner.src,
+        .es = es,
+        .load = select_tile(es, d[*p].src),
+        .ti = ti,
+        .tj = tj,
+        .super_i = (SUPER_EDGE + ti - 1) / ti * ti,
+        .super_j = (SUPER_EDGE + tj - 1) / tj * tj,
+    };
+#if defined(__SSE2__)
+    uint64_t total = es;
+    for (int k = 0; k < n; k++)
+        total *= (uint64_t)d[k].extent;
+    pl->stream = total >= STREAM_BYTES;
+#endif
+    return KERNEL_PLANE;
+}
+
 void pjdl__strided_copy_nd(void *dst_, const int64_t *dst_strides, const void *src_,
                            const int64_t *src_strides, const int64_t *dims, size_t ndim,
                            size_t elem_size) {
@@ -400,46 +444,10 @@ void pjdl__strided_copy_nd(void *dst_, const int64_t *dst_strides, const void *s
         memcpy(dst, src, es);
         return;
     }
-    const copy_dim inner = dims_[n - 1];
-    kernel_kind kind = KERNEL_GATHER;
     int p = -1;
     plane pl = {0};
-    if (inner.dst == (int64_t)es && inner.src == (int64_t)es) {
-        kind = KERNEL_RUN;
-    } else if (inner.dst == (int64_t)es && es <= TILE_SRC_BYTES) {
-        /* The dimension with the smallest source stride, if it beats the
-         * innermost one: the slice (p, inner) is a transposition. */
-        uint64_t best = magnitude(inner.src);
-        for (int k = 0; k < n - 1; k++) {
-            if (magnitude(dims_[k].src) < best) {
-                best = magnitude(dims_[k].src);
-                p = k;
-            }
-        }
-        if (p >= 0) {
-            kind = KERNEL_PLANE;
-            int64_t ti = (int64_t)(TILE_SRC_BYTES / es), tj = (int64_t)(TILE_DST_BYTES / es);
-            pl = (plane){
-                .rows = dims_[p].extent,
-                .cols = inner.extent,
-                .dr = dims_[p].dst,
-                .sr = dims_[p].src,
-                .sc = inner.src,
-                .es = es,
-                .load = select_tile(es, dims_[p].src),
-                .ti = ti,
-                .tj = tj,
-                .super_i = (SUPER_EDGE + ti - 1) / ti * ti,
-                .super_j = (SUPER_EDGE + tj - 1) / tj * tj,
-            };
-#if defined(__SSE2__)
-            uint64_t total = es;
-            for (int k = 0; k < n; k++)
-                total *= (uint64_t)dims_[k].extent;
-            pl.stream = total >= STREAM_BYTES;
-#endif
-        }
-    }
+    const kernel_kind kind = choose_kernel(dims_, n, es, &p, &pl);
+    const copy_dim inner = dims_[n - 1];
     gather_fn gather = select_gather(es);
 
     /* The outer dimensions: all but the innermost (and p for a plane). */

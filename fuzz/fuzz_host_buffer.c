@@ -19,7 +19,8 @@
  *
  * The harness decides independently which metadata must be rejected
  * (unknown or sub-byte type, negative dimension, element count or byte size
- * overflowing, a host stride span that overflows, a wrong stride count):
+ * overflowing, a host stride span that overflows, a wrong stride count;
+ * only the element sizes are the plugin's own, common/element_type.c):
  * those calls get a tiny dummy source and must fail with INVALID_ARGUMENT or
  * UNIMPLEMENTED. Metadata it considers valid and small gets a real source
  * buffer covering exactly the strided span; an accepted buffer is read back
@@ -30,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "element_type.h" /* common/, as the plugin: bytes per element */
 #include "fuzz_reader.h"
 #include "pjrt_dlpack/pjrt_abi.h"
 
@@ -106,68 +108,11 @@ static void setup(void) {
     }
 }
 
-/* Element size of a byte-sized type, 0 for anything the plugin must refuse. */
-static size_t elem_size(PJRT_Buffer_Type t) {
-    switch (t) {
-    case PJRT_Buffer_Type_PRED:
-    case PJRT_Buffer_Type_S8:
-    case PJRT_Buffer_Type_U8:
-    case PJRT_Buffer_Type_F8E5M2:
-    case PJRT_Buffer_Type_F8E4M3FN:
-    case PJRT_Buffer_Type_F8E4M3B11FNUZ:
-    case PJRT_Buffer_Type_F8E5M2FNUZ:
-    case PJRT_Buffer_Type_F8E4M3FNUZ:
-    case PJRT_Buffer_Type_F8E4M3:
-    case PJRT_Buffer_Type_F8E3M4:
-    case PJRT_Buffer_Type_F8E8M0FNU:
-        return 1;
-    case PJRT_Buffer_Type_S16:
-    case PJRT_Buffer_Type_U16:
-    case PJRT_Buffer_Type_F16:
-    case PJRT_Buffer_Type_BF16:
-        return 2;
-    case PJRT_Buffer_Type_S32:
-    case PJRT_Buffer_Type_U32:
-    case PJRT_Buffer_Type_F32:
-        return 4;
-    case PJRT_Buffer_Type_S64:
-    case PJRT_Buffer_Type_U64:
-    case PJRT_Buffer_Type_F64:
-    case PJRT_Buffer_Type_C64:
-        return 8;
-    case PJRT_Buffer_Type_C128:
-        return 16;
-    default:
-        return 0;
-    }
-}
-
 static int64_t host_stride(fz_reader *r, size_t es) {
     uint8_t b = fz_u8(r);
     if (b < 0xE0)
         return ((int64_t)b - 0x70) * (int64_t)es;
     return b < 0xF0 ? (int64_t)b - 0xE8 : fz_escape(r, b);
-}
-
-/* The span [lo, hi) of the strided source; false when it overflows. */
-static bool span_of(const int64_t *dims, size_t n, const int64_t *strides, size_t es, int64_t *lo,
-                    int64_t *hi) {
-    *lo = 0;
-    *hi = (int64_t)es;
-    for (size_t i = 0; i < n; i++) {
-        if (dims[i] == 0) {
-            *lo = *hi = 0;
-            return true;
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        int64_t ext;
-        if (__builtin_mul_overflow(dims[i] - 1, strides[i], &ext))
-            return false;
-        if (__builtin_add_overflow(ext < 0 ? *lo : *hi, ext, ext < 0 ? lo : hi))
-            return false;
-    }
-    return true;
 }
 
 /* libFuzzer's entry point (it declares none for C). */
@@ -191,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     PJRT_Buffer_Type type = (PJRT_Buffer_Type)(fz_u8(&r) % 40);
     uint8_t sel = fz_u8(&r);
     size_t ndim = sel < 0xF8 ? sel % 6 : odd_ndims[sel - 0xF8];
-    size_t es = elem_size(type);
+    size_t es = pjdl__element_type_size(type); /* 0: the plugin must refuse the type */
 
     int64_t dims[MAX_STORED], strides[MAX_STORED], lstrides[MAX_STORED], m2m[MAX_STORED];
     for (size_t i = 0; i < ndim; i++)
@@ -203,17 +148,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     bool reject = es == 0 || ndim > 64 || (null_dims && ndim > 0) || (int)sem == 7 ||
                   (has_strides && wrong_count);
     uint64_t elements = 1;
-    bool empty = false;
-    for (size_t i = 0; i < ndim && !reject; i++) {
-        if (dims[i] < 0)
-            reject = true;
-        else if (dims[i] == 0)
-            empty = true;
-    }
-    for (size_t i = 0; i < ndim && !reject && !empty; i++)
-        if (fz_mul(&elements, (uint64_t)dims[i]))
-            reject = true;
-    uint64_t nbytes = empty ? 0 : elements;
+    if (!reject && !fz_count(dims, ndim, &elements))
+        reject = true;
+    uint64_t nbytes = elements;
     if (!reject && (fz_mul(&nbytes, es) || nbytes > (uint64_t)INT64_MAX))
         reject = true;
     if (!reject && !has_strides) {
@@ -224,7 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
     }
     int64_t lo = 0, hi = 0;
-    if (!reject && !span_of(dims, ndim, strides, es, &lo, &hi))
+    if (!reject && !fz_span(dims, ndim, strides, es, &lo, &hi))
         reject = true;
     int64_t width;
     if (!reject &&

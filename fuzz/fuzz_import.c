@@ -85,26 +85,6 @@ static size_t elem_bytes(DLDataType d) {
     return bits == 0 || bits % 8 ? 0 : bits / 8;
 }
 
-/* The byte span [lo, hi) of the elements; false when it overflows. */
-static bool span_of(const int64_t *shape, int32_t n, const int64_t *byte_strides, size_t es,
-                    int64_t *lo, int64_t *hi) {
-    *lo = 0;
-    *hi = (int64_t)es;
-    for (int32_t i = 0; i < n; i++)
-        if (shape[i] == 0) {
-            *hi = 0;
-            return true;
-        }
-    for (int32_t i = 0; i < n; i++) {
-        int64_t ext;
-        if (__builtin_mul_overflow(shape[i] - 1, byte_strides[i], &ext))
-            return false;
-        if (__builtin_add_overflow(ext < 0 ? *lo : *hi, ext, ext < 0 ? lo : hi))
-            return false;
-    }
-    return true;
-}
-
 /* Reads the buffer back and compares it with the source, element by element. */
 static void compare(pjdl_buffer *buf, const unsigned char *base, const int64_t *shape, int32_t n,
                     const int64_t *byte_strides, size_t es, uint64_t elements) {
@@ -188,18 +168,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* kDLCPU with any device_id is host memory (dlpack.h gives it id 0, and
      * the library accepts the others as the host): not a reason to refuse. */
     uint64_t elements = 1;
-    bool empty = false;
-    for (int32_t i = 0; i < ndim && !reject; i++) {
-        if (shape[i] < 0)
-            reject = true;
-        else if (shape[i] == 0)
-            empty = true;
-    }
-    for (int32_t i = 0; i < ndim && !reject && !empty; i++)
-        if (fz_mul(&elements, (uint64_t)shape[i]))
-            reject = true;
-    if (empty)
-        elements = 0;
+    if (!reject && !fz_count(shape, (size_t)ndim, &elements))
+        reject = true;
     size_t es = elem_bytes(dtype);
     if (!reject && null_data && elements > 0)
         reject = true; /* no memory behind a non-empty tensor */
@@ -222,7 +192,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 ok = false;
         }
         int64_t width;
-        backed = ok && span_of(shape, ndim, byte_strides, es, &lo, &hi) &&
+        backed = ok && fz_span(shape, (size_t)ndim, byte_strides, es, &lo, &hi) &&
                  !__builtin_sub_overflow(hi, lo, &width) && width <= MAX_SPAN;
     }
     if (!reject && !backed && es != 0)

@@ -1,8 +1,10 @@
 /* Reading a fuzzer's input as a stream of small fields (missing bytes read
- * as 0), shared by the fuzz targets. */
+ * as 0), and the overflow-checked arithmetic the harnesses' own verdicts
+ * use; shared by the fuzz targets. */
 #ifndef PJDL_FUZZ_READER_H_
 #define PJDL_FUZZ_READER_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,6 +62,46 @@ static inline int64_t fz_dim(fz_reader *r) {
 /* Multiplies with overflow detection into *acc (unsigned). */
 static inline int fz_mul(uint64_t *acc, uint64_t v) {
     return __builtin_mul_overflow(*acc, v, acc);
+}
+
+/* The element count of an array of `n` dimensions `dims` into *count (0
+ * with a zero dimension); false when a dimension is negative or the count
+ * overflows. */
+static inline bool fz_count(const int64_t *dims, size_t n, uint64_t *count) {
+    bool empty = false;
+    for (size_t i = 0; i < n; i++) {
+        if (dims[i] < 0)
+            return false;
+        empty = empty || dims[i] == 0;
+    }
+    *count = empty ? 0 : 1;
+    for (size_t i = 0; i < n && !empty; i++)
+        if (fz_mul(count, (uint64_t)dims[i]))
+            return false;
+    return true;
+}
+
+/* The byte span [lo, hi) that an array of `n` dimensions `dims` with byte
+ * `strides` and elements of `es` bytes covers from its first element
+ * (empty [0, 0) with a zero dimension); false when it overflows. */
+static inline bool fz_span(const int64_t *dims, size_t n, const int64_t *strides, size_t es,
+                           int64_t *lo, int64_t *hi) {
+    *lo = 0;
+    *hi = (int64_t)es;
+    for (size_t i = 0; i < n; i++) {
+        if (dims[i] == 0) {
+            *hi = 0;
+            return true;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        int64_t ext;
+        if (__builtin_mul_overflow(dims[i] - 1, strides[i], &ext))
+            return false;
+        if (__builtin_add_overflow(ext < 0 ? *lo : *hi, ext, ext < 0 ? lo : hi))
+            return false;
+    }
+    return true;
 }
 
 #endif

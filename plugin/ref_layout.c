@@ -3,107 +3,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "element_type.h" /* common/: names and bits, shared with libpjrt_dlpack */
 #include "ref_internal.h"
 #include "strided_copy.h" /* common/: the kernel, shared with libpjrt_dlpack */
 
 #define INVALID(...) ref_error(PJRT_Error_Code_INVALID_ARGUMENT, __VA_ARGS__)
 
-static const char *const type_names[] = {
-    [PJRT_Buffer_Type_INVALID] = "INVALID",
-    [PJRT_Buffer_Type_PRED] = "PRED",
-    [PJRT_Buffer_Type_S8] = "S8",
-    [PJRT_Buffer_Type_S16] = "S16",
-    [PJRT_Buffer_Type_S32] = "S32",
-    [PJRT_Buffer_Type_S64] = "S64",
-    [PJRT_Buffer_Type_U8] = "U8",
-    [PJRT_Buffer_Type_U16] = "U16",
-    [PJRT_Buffer_Type_U32] = "U32",
-    [PJRT_Buffer_Type_U64] = "U64",
-    [PJRT_Buffer_Type_F16] = "F16",
-    [PJRT_Buffer_Type_F32] = "F32",
-    [PJRT_Buffer_Type_F64] = "F64",
-    [PJRT_Buffer_Type_BF16] = "BF16",
-    [PJRT_Buffer_Type_C64] = "C64",
-    [PJRT_Buffer_Type_C128] = "C128",
-    [PJRT_Buffer_Type_F8E5M2] = "F8E5M2",
-    [PJRT_Buffer_Type_F8E4M3FN] = "F8E4M3FN",
-    [PJRT_Buffer_Type_F8E4M3B11FNUZ] = "F8E4M3B11FNUZ",
-    [PJRT_Buffer_Type_F8E5M2FNUZ] = "F8E5M2FNUZ",
-    [PJRT_Buffer_Type_F8E4M3FNUZ] = "F8E4M3FNUZ",
-    [PJRT_Buffer_Type_S4] = "S4",
-    [PJRT_Buffer_Type_U4] = "U4",
-    [PJRT_Buffer_Type_TOKEN] = "TOKEN",
-    [PJRT_Buffer_Type_S2] = "S2",
-    [PJRT_Buffer_Type_U2] = "U2",
-    [PJRT_Buffer_Type_F8E4M3] = "F8E4M3",
-    [PJRT_Buffer_Type_F8E3M4] = "F8E3M4",
-    [PJRT_Buffer_Type_F8E8M0FNU] = "F8E8M0FNU",
-    [PJRT_Buffer_Type_F4E2M1FN] = "F4E2M1FN",
-    [PJRT_Buffer_Type_S1] = "S1",
-    [PJRT_Buffer_Type_U1] = "U1",
-    [PJRT_Buffer_Type_F6E2M3FN] = "F6E2M3FN",
-    [PJRT_Buffer_Type_F6E3M2FN] = "F6E3M2FN",
-};
-
 const char *ref_type_name(PJRT_Buffer_Type type) {
-    if ((unsigned)type < sizeof(type_names) / sizeof(type_names[0]) && type_names[type] != NULL)
-        return type_names[type];
-    return "unknown";
+    const pjdl__element_type *info = pjdl__element_type_of(type);
+    return info ? info->pjrt_name : "unknown";
 }
 
 PJRT_Error *ref_type_size(PJRT_Buffer_Type type, const char *fn, size_t *size) {
-    switch (type) {
-    case PJRT_Buffer_Type_PRED:
-    case PJRT_Buffer_Type_S8:
-    case PJRT_Buffer_Type_U8:
-    case PJRT_Buffer_Type_F8E5M2:
-    case PJRT_Buffer_Type_F8E4M3FN:
-    case PJRT_Buffer_Type_F8E4M3B11FNUZ:
-    case PJRT_Buffer_Type_F8E5M2FNUZ:
-    case PJRT_Buffer_Type_F8E4M3FNUZ:
-    case PJRT_Buffer_Type_F8E4M3:
-    case PJRT_Buffer_Type_F8E3M4:
-    case PJRT_Buffer_Type_F8E8M0FNU:
-        *size = 1;
-        return NULL;
-    case PJRT_Buffer_Type_S16:
-    case PJRT_Buffer_Type_U16:
-    case PJRT_Buffer_Type_F16:
-    case PJRT_Buffer_Type_BF16:
-        *size = 2;
-        return NULL;
-    case PJRT_Buffer_Type_S32:
-    case PJRT_Buffer_Type_U32:
-    case PJRT_Buffer_Type_F32:
-        *size = 4;
-        return NULL;
-    case PJRT_Buffer_Type_S64:
-    case PJRT_Buffer_Type_U64:
-    case PJRT_Buffer_Type_F64:
-    case PJRT_Buffer_Type_C64:
-        *size = 8;
-        return NULL;
-    case PJRT_Buffer_Type_C128:
-        *size = 16;
-        return NULL;
-    case PJRT_Buffer_Type_S4:
-    case PJRT_Buffer_Type_U4:
-    case PJRT_Buffer_Type_S2:
-    case PJRT_Buffer_Type_U2:
-    case PJRT_Buffer_Type_F4E2M1FN:
-    case PJRT_Buffer_Type_S1:
-    case PJRT_Buffer_Type_U1:
-    case PJRT_Buffer_Type_F6E2M3FN:
-    case PJRT_Buffer_Type_F6E3M2FN:
+    const pjdl__element_type *info = pjdl__element_type_of(type);
+    if (info == NULL)
+        return INVALID("%s: unknown element type %d", fn, (int)type);
+    if (info->bits == 0)
+        return INVALID("%s: element type %s cannot be stored in a buffer", fn, info->pjrt_name);
+    if (info->bits % 8 != 0)
         return ref_error(PJRT_Error_Code_UNIMPLEMENTED,
                          "%s: element type %s is smaller than a byte; the pjrt_ref plugin does not "
                          "support sub-byte element types",
-                         fn, ref_type_name(type));
-    case PJRT_Buffer_Type_INVALID:
-    case PJRT_Buffer_Type_TOKEN:
-        return INVALID("%s: element type %s cannot be stored in a buffer", fn, ref_type_name(type));
-    }
-    return INVALID("%s: unknown element type %d", fn, (int)type);
+                         fn, info->pjrt_name);
+    *size = info->bits / 8;
+    return NULL;
 }
 
 static bool is_permutation(const int64_t *p, size_t n) {

@@ -22,16 +22,10 @@ static pjdl_code read_type_and_dims(const pjdl_plugin *p, PJRT_Buffer *pjrt, PJR
         return code;
     PJRT_Buffer_ElementType_Args t = {.struct_size = PJRT_Buffer_ElementType_Args_STRUCT_SIZE,
                                       .buffer = pjrt};
-    code = pjdl__take_error_ctx(p->api, p->api->PJRT_Buffer_ElementType(&t),
-                                "PJRT_Buffer_ElementType");
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_CALL(p->api, PJRT_Buffer_ElementType, &t));
     PJRT_Buffer_Dimensions_Args d = {.struct_size = PJRT_Buffer_Dimensions_Args_STRUCT_SIZE,
                                      .buffer = pjrt};
-    code =
-        pjdl__take_error_ctx(p->api, p->api->PJRT_Buffer_Dimensions(&d), "PJRT_Buffer_Dimensions");
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_CALL(p->api, PJRT_Buffer_Dimensions, &d));
     if (d.num_dims > PJDL_MAX_RANK)
         return pjdl__fail(PJDL_UNIMPLEMENTED,
                           "PJRT_Buffer_Dimensions reports %zu dimensions; at most %d are supported",
@@ -58,14 +52,10 @@ static pjdl_code read_type_and_dims(const pjdl_plugin *p, PJRT_Buffer *pjrt, PJR
 /* Device and memory of the buffer, as this client's objects. */
 static pjdl_code read_placement(pjdl_buffer *b) {
     const pjdl_plugin *p = b->client->plugin;
-    pjdl_code code = PJDL_NEED(p, PJRT_Buffer_Device);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_NEED(p, PJRT_Buffer_Device));
     PJRT_Buffer_Device_Args d = {.struct_size = PJRT_Buffer_Device_Args_STRUCT_SIZE,
                                  .buffer = b->buffer};
-    code = pjdl__take_error_ctx(p->api, p->api->PJRT_Buffer_Device(&d), "PJRT_Buffer_Device");
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_CALL(p->api, PJRT_Buffer_Device, &d));
     b->device = pjdl__client_lookup_device(b->client, d.device);
     if (b->device == NULL)
         return pjdl__fail(PJDL_INVALID_ARGUMENT,
@@ -108,8 +98,7 @@ static pjdl_code read_layout(pjdl_buffer *b) {
     } else if (PJDL_HAS(p, PJRT_Buffer_GetMemoryLayout)) {
         PJRT_Buffer_GetMemoryLayout_Args a = {
             .struct_size = PJRT_Buffer_GetMemoryLayout_Args_STRUCT_SIZE, .buffer = b->buffer};
-        pjdl_code code = pjdl__take_error_ctx(p->api, p->api->PJRT_Buffer_GetMemoryLayout(&a),
-                                              "PJRT_Buffer_GetMemoryLayout");
+        pjdl_code code = PJDL_CALL(p->api, PJRT_Buffer_GetMemoryLayout, &a);
         /* No layouts at all means the default, compact row-major. */
         if (code == PJDL_OK)
             b->layout_code = pjdl__layout_to_strides(&a.layout, b->dims, (int32_t)b->ndim,
@@ -159,9 +148,7 @@ static pjdl_code buffer_new(pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_
                             const int64_t *dims, size_t ndim, bool owner, pjdl_buffer **out) {
     pjdl_buffer *b = NULL;
     size_t head = sizeof *b + (owner ? sizeof(import_owner) : 0);
-    pjdl_code code = pjdl__alloc(head + 2 * ndim * sizeof(int64_t), "a buffer", &b);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(pjdl__alloc(head + 2 * ndim * sizeof(int64_t), "a buffer", &b));
     atomic_init(&b->refs, 1);
     atomic_init(&b->ready, false);
     atomic_init(&b->pin_busy, false);
@@ -210,10 +197,8 @@ pjdl_code pjdl__buffer_new_view(pjdl_client *client, PJRT_Buffer_Type type, cons
                                 pjdl_memory *memory, DLManagedTensorVersioned *versioned,
                                 DLManagedTensor *legacy, pjdl_buffer **out) {
     pjdl_buffer *b = NULL;
-    pjdl_code code = buffer_new(client, NULL, type, dims, ndim, true, &b);
-    if (code != PJDL_OK)
-        return code;
-    code = compute_size(b);
+    PJDL_TRY(buffer_new(client, NULL, type, dims, ndim, true, &b));
+    pjdl_code code = compute_size(b);
     if (code != PJDL_OK) {
         pjdl__buffer_free_block(b);
         return code;
@@ -306,8 +291,7 @@ pjdl_code pjdl_buffer_delete(pjdl_buffer *buffer) {
         if (code == PJDL_OK) {
             PJRT_Buffer_Delete_Args args = {.struct_size = PJRT_Buffer_Delete_Args_STRUCT_SIZE,
                                             .buffer = buffer->buffer};
-            code = pjdl__take_error_ctx(p->api, p->api->PJRT_Buffer_Delete(&args),
-                                        "PJRT_Buffer_Delete");
+            code = PJDL_CALL(p->api, PJRT_Buffer_Delete, &args);
         }
         buffer->deleted = code == PJDL_OK;
     }

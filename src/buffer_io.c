@@ -8,18 +8,13 @@ pjdl_code pjdl__buffer_wait_ready(pjdl_buffer *buffer) {
     if (atomic_load_explicit(&buffer->ready, memory_order_acquire))
         return PJDL_OK;
     const pjdl_plugin *p = buffer->client->plugin;
-    pjdl_code code = PJDL_NEED(p, PJRT_Buffer_ReadyEvent);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_NEED(p, PJRT_Buffer_ReadyEvent));
     PJRT_Buffer_ReadyEvent_Args args = {.struct_size = PJRT_Buffer_ReadyEvent_Args_STRUCT_SIZE,
                                         .buffer = buffer->buffer};
-    code = pjdl__take_error_ctx(p->api, p->api->PJRT_Buffer_ReadyEvent(&args),
-                                "PJRT_Buffer_ReadyEvent");
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_CALL(p->api, PJRT_Buffer_ReadyEvent, &args));
     if (args.event == NULL)
         return pjdl__fail(PJDL_INTERNAL, "PJRT_Buffer_ReadyEvent succeeded but returned no event");
-    code = pjdl__event_wait(p, args.event, atomic_load(&buffer->client->timeout_ms));
+    pjdl_code code = pjdl__event_wait(p, args.event, atomic_load(&buffer->client->timeout_ms));
     pjdl__event_destroy(p->api, args.event);
     if (code == PJDL_OK)
         atomic_store_explicit(&buffer->ready, true, memory_order_release);
@@ -79,8 +74,7 @@ static pjdl_code start_to_host(pjdl_buffer *buffer, void *dst, PJRT_Buffer_Memor
                                           .host_layout = layout,
                                           .dst = dst,
                                           .dst_size = buffer->size_bytes};
-    pjdl_code code = pjdl__take_error_ctx(p->api, p->api->PJRT_Buffer_ToHostBuffer(&args),
-                                          "PJRT_Buffer_ToHostBuffer");
+    pjdl_code code = PJDL_CALL(p->api, PJRT_Buffer_ToHostBuffer, &args);
     *event = args.event;
     return code;
 }
@@ -182,9 +176,7 @@ pjdl_code pjdl__buffer_query_data(pjdl_buffer *buffer, void **out) {
         PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args a = {
             .struct_size = PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args_STRUCT_SIZE,
             .buffer = buffer->buffer};
-        pjdl_code code =
-            pjdl__take_error_ctx(p->api, p->api->PJRT_Buffer_OpaqueDeviceMemoryDataPointer(&a),
-                                 "PJRT_Buffer_OpaqueDeviceMemoryDataPointer");
+        pjdl_code code = PJDL_CALL(p->api, PJRT_Buffer_OpaqueDeviceMemoryDataPointer, &a);
         if (code == PJDL_OK && a.device_memory_ptr == NULL && buffer->size_bytes > 0)
             return null_data(buffer, "PJRT_Buffer_OpaqueDeviceMemoryDataPointer");
         if (code == PJDL_OK)
@@ -195,8 +187,7 @@ pjdl_code pjdl__buffer_query_data(pjdl_buffer *buffer, void **out) {
     if (PJDL_HAS(p, PJRT_Buffer_UnsafePointer)) {
         PJRT_Buffer_UnsafePointer_Args a = {
             .struct_size = PJRT_Buffer_UnsafePointer_Args_STRUCT_SIZE, .buffer = buffer->buffer};
-        pjdl_code code = pjdl__take_error_ctx(p->api, p->api->PJRT_Buffer_UnsafePointer(&a),
-                                              "PJRT_Buffer_UnsafePointer");
+        pjdl_code code = PJDL_CALL(p->api, PJRT_Buffer_UnsafePointer, &a);
         if (code == PJDL_OK && a.buffer_pointer == 0 && buffer->size_bytes > 0)
             return null_data(buffer, "PJRT_Buffer_UnsafePointer");
         if (code == PJDL_OK)
@@ -214,11 +205,8 @@ pjdl_code pjdl__host_to_device(pjdl_client *client, const void *data, PJRT_Buffe
                                PJRT_HostBufferSemantics semantics, PJRT_Buffer **out,
                                PJRT_Event **done) {
     const pjdl_plugin *p = client->plugin;
-    pjdl_code code = PJDL_NEED(p, PJRT_Client_BufferFromHostBuffer);
-    if (code == PJDL_OK) /* else the new buffer could never be freed */
-        code = PJDL_NEED(p, PJRT_Buffer_Destroy);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_NEED(p, PJRT_Client_BufferFromHostBuffer));
+    PJDL_TRY(PJDL_NEED(p, PJRT_Buffer_Destroy)); /* else the new buffer could never be freed */
     PJRT_Client_BufferFromHostBuffer_Args a = {
         .struct_size = PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE,
         .client = client->client,
@@ -231,8 +219,7 @@ pjdl_code pjdl__host_to_device(pjdl_client *client, const void *data, PJRT_Buffe
         .host_buffer_semantics = semantics,
         .device = memory ? NULL : (device ? device->device : NULL),
         .memory = memory ? memory->memory : NULL};
-    code = pjdl__take_error_ctx(p->api, p->api->PJRT_Client_BufferFromHostBuffer(&a),
-                                "PJRT_Client_BufferFromHostBuffer");
+    pjdl_code code = PJDL_CALL(p->api, PJRT_Client_BufferFromHostBuffer, &a);
     if (code == PJDL_OK && a.buffer == NULL) {
         pjdl__event_destroy(p->api, a.done_with_host_buffer);
         code = pjdl__fail(PJDL_INTERNAL, "PJRT_Client_BufferFromHostBuffer returned no buffer");
@@ -292,11 +279,9 @@ pjdl_code pjdl_buffer_from_host(pjdl_client *client, const void *data, PJRT_Buff
     if (memory == NULL && device == NULL)
         return pjdl__fail(PJDL_FAILED_PRECONDITION, "the client has no addressable device");
     PJRT_Buffer *pjrt = NULL;
-    pjdl_code code = copy_in(client, data, type, dims, ndim, byte_strides, memory ? NULL : device,
-                             memory ? memory : device->default_memory, &pjrt);
-    if (code != PJDL_OK)
-        return code;
-    code = pjdl__buffer_adopt(client, pjrt, out);
+    PJDL_TRY(copy_in(client, data, type, dims, ndim, byte_strides, memory ? NULL : device,
+                     memory ? memory : device->default_memory, &pjrt));
+    pjdl_code code = pjdl__buffer_adopt(client, pjrt, out);
     if (code != PJDL_OK)
         pjdl__pjrt_buffer_destroy(client->plugin->api, pjrt);
     return code;

@@ -66,8 +66,7 @@ static pjdl_code create_pjrt_client(pjdl_plugin *plugin, const pjdl_option *opti
         PJRT_Client_Create_Args args = {.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE,
                                         .create_options = values,
                                         .num_options = n};
-        code = pjdl__take_error_ctx(plugin->api, plugin->api->PJRT_Client_Create(&args),
-                                    "PJRT_Client_Create");
+        code = PJDL_CALL(plugin->api, PJRT_Client_Create, &args);
         if (code == PJDL_OK && args.client == NULL)
             code = pjdl__fail(PJDL_INTERNAL, "PJRT_Client_Create succeeded but returned no client");
         if (code == PJDL_OK)
@@ -116,9 +115,7 @@ pjdl_code pjdl_client_create(pjdl_plugin *plugin, const pjdl_option *options, si
         return pjdl__fail(PJDL_INVALID_ARGUMENT,
                           "pjdl_client_create: plugin and out must not be NULL");
     PJRT_Client *pjrt = NULL;
-    pjdl_code code = create_pjrt_client(plugin, options, num_options, &pjrt);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(create_pjrt_client(plugin, options, num_options, &pjrt));
     return client_new(plugin, pjrt, true, out);
 }
 

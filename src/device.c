@@ -104,9 +104,7 @@ pjdl_code pjdl_device_dl(const pjdl_device *device, const pjdl_memory *memory, D
     if (memory == NULL)
         memory = device->default_memory;
     DLDeviceType type;
-    pjdl_code code = memory_dl_type(device, (pjdl_memory *)memory, &type);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(memory_dl_type(device, (pjdl_memory *)memory, &type));
     out->device_type = type;
     /* DLPack: host memory (plain, pinned) has device_id 0, on whichever
      * device of the client it lives; JAX, for one, maps a kDLCPU id to a

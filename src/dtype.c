@@ -2,87 +2,68 @@
 #include "dtype.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 
+#include "element_type.h" /* common/: names and bits, shared with the plugin */
 #include "error.h"
 
-/* One row per PJRT_Buffer_Type value, indexed by the value. `dl_bits` 0 means
- * DLPack cannot carry the type (sub-byte, token, invalid). */
+/* The DLPack type code of each PJRT element type DLPack can carry: every
+ * type of whole bytes. Names and bits per element (the DLPack bits too) are
+ * common/element_type.c's, shared with the reference plugin. */
 typedef struct {
-    const char *name;
-    unsigned bits; /* bits per element in PJRT; 0: no data */
-    uint8_t dl_code;
-    uint8_t dl_bits;
-} pjrt_type_info;
+    bool exchangeable;
+    uint8_t code;
+} dl_code_of_type;
 
-static const pjrt_type_info pjrt_types[] = {
-    [PJRT_Buffer_Type_INVALID] = {"invalid", 0, 0, 0},
-    [PJRT_Buffer_Type_PRED] = {"pred", 8, kDLBool, 8},
-    [PJRT_Buffer_Type_S8] = {"s8", 8, kDLInt, 8},
-    [PJRT_Buffer_Type_S16] = {"s16", 16, kDLInt, 16},
-    [PJRT_Buffer_Type_S32] = {"s32", 32, kDLInt, 32},
-    [PJRT_Buffer_Type_S64] = {"s64", 64, kDLInt, 64},
-    [PJRT_Buffer_Type_U8] = {"u8", 8, kDLUInt, 8},
-    [PJRT_Buffer_Type_U16] = {"u16", 16, kDLUInt, 16},
-    [PJRT_Buffer_Type_U32] = {"u32", 32, kDLUInt, 32},
-    [PJRT_Buffer_Type_U64] = {"u64", 64, kDLUInt, 64},
-    [PJRT_Buffer_Type_F16] = {"f16", 16, kDLFloat, 16},
-    [PJRT_Buffer_Type_F32] = {"f32", 32, kDLFloat, 32},
-    [PJRT_Buffer_Type_F64] = {"f64", 64, kDLFloat, 64},
-    [PJRT_Buffer_Type_BF16] = {"bf16", 16, kDLBfloat, 16},
-    [PJRT_Buffer_Type_C64] = {"c64", 64, kDLComplex, 64},
-    [PJRT_Buffer_Type_C128] = {"c128", 128, kDLComplex, 128},
-    [PJRT_Buffer_Type_F8E5M2] = {"f8e5m2", 8, kDLFloat8_e5m2, 8},
-    [PJRT_Buffer_Type_F8E4M3FN] = {"f8e4m3fn", 8, kDLFloat8_e4m3fn, 8},
-    [PJRT_Buffer_Type_F8E4M3B11FNUZ] = {"f8e4m3b11fnuz", 8, kDLFloat8_e4m3b11fnuz, 8},
-    [PJRT_Buffer_Type_F8E5M2FNUZ] = {"f8e5m2fnuz", 8, kDLFloat8_e5m2fnuz, 8},
-    [PJRT_Buffer_Type_F8E4M3FNUZ] = {"f8e4m3fnuz", 8, kDLFloat8_e4m3fnuz, 8},
-    [PJRT_Buffer_Type_S4] = {"s4", 4, 0, 0},
-    [PJRT_Buffer_Type_U4] = {"u4", 4, 0, 0},
-    [PJRT_Buffer_Type_TOKEN] = {"token", 0, 0, 0},
-    [PJRT_Buffer_Type_S2] = {"s2", 2, 0, 0},
-    [PJRT_Buffer_Type_U2] = {"u2", 2, 0, 0},
-    [PJRT_Buffer_Type_F8E4M3] = {"f8e4m3", 8, kDLFloat8_e4m3, 8},
-    [PJRT_Buffer_Type_F8E3M4] = {"f8e3m4", 8, kDLFloat8_e3m4, 8},
-    [PJRT_Buffer_Type_F8E8M0FNU] = {"f8e8m0fnu", 8, kDLFloat8_e8m0fnu, 8},
-    [PJRT_Buffer_Type_F4E2M1FN] = {"f4e2m1fn", 4, 0, 0},
-    [PJRT_Buffer_Type_S1] = {"s1", 1, 0, 0},
-    [PJRT_Buffer_Type_U1] = {"u1", 1, 0, 0},
-    [PJRT_Buffer_Type_F6E2M3FN] = {"f6e2m3fn", 6, 0, 0},
-    [PJRT_Buffer_Type_F6E3M2FN] = {"f6e3m2fn", 6, 0, 0},
+#define DL(pjrt, code) [PJRT_Buffer_Type_##pjrt] = {true, code}
+static const dl_code_of_type dl_codes[PJDL_ELEMENT_TYPE_COUNT] = {
+    DL(PRED, kDLBool),
+    DL(S8, kDLInt),
+    DL(S16, kDLInt),
+    DL(S32, kDLInt),
+    DL(S64, kDLInt),
+    DL(U8, kDLUInt),
+    DL(U16, kDLUInt),
+    DL(U32, kDLUInt),
+    DL(U64, kDLUInt),
+    DL(F16, kDLFloat),
+    DL(F32, kDLFloat),
+    DL(F64, kDLFloat),
+    DL(BF16, kDLBfloat),
+    DL(C64, kDLComplex),
+    DL(C128, kDLComplex),
+    DL(F8E5M2, kDLFloat8_e5m2),
+    DL(F8E4M3FN, kDLFloat8_e4m3fn),
+    DL(F8E4M3B11FNUZ, kDLFloat8_e4m3b11fnuz),
+    DL(F8E5M2FNUZ, kDLFloat8_e5m2fnuz),
+    DL(F8E4M3FNUZ, kDLFloat8_e4m3fnuz),
+    DL(F8E4M3, kDLFloat8_e4m3),
+    DL(F8E3M4, kDLFloat8_e3m4),
+    DL(F8E8M0FNU, kDLFloat8_e8m0fnu),
 };
-
-#define NUM_PJRT_TYPES (sizeof pjrt_types / sizeof pjrt_types[0])
-_Static_assert(NUM_PJRT_TYPES <= 256, "dl_to_pjrt stores PJRT types in a byte");
-
-static const pjrt_type_info *pjrt_info(PJRT_Buffer_Type type) {
-    if ((unsigned)type >= NUM_PJRT_TYPES || pjrt_types[type].name == NULL)
-        return NULL;
-    return &pjrt_types[type];
-}
+#undef DL
+_Static_assert(PJDL_ELEMENT_TYPE_COUNT <= 256, "dl_to_pjrt stores PJRT types in a byte");
 
 const char *pjdl_pjrt_type_name(PJRT_Buffer_Type type) {
-    const pjrt_type_info *info = pjrt_info(type);
+    const pjdl__element_type *info = pjdl__element_type_of(type);
     return info ? info->name : "invalid";
 }
 
 size_t pjdl_pjrt_type_size(PJRT_Buffer_Type type) {
-    const pjrt_type_info *info = pjrt_info(type);
-    if (info == NULL || info->bits == 0 || info->bits % 8 != 0)
-        return 0;
-    return info->bits / 8;
+    return pjdl__element_type_size(type);
 }
 
 pjdl_code pjdl_dtype_from_pjrt(PJRT_Buffer_Type type, DLDataType *out) {
     pjdl__clear_error();
     if (out == NULL)
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_dtype_from_pjrt: out is NULL");
-    const pjrt_type_info *info = pjrt_info(type);
+    const pjdl__element_type *info = pjdl__element_type_of(type);
     if (info == NULL)
         return pjdl__fail(PJDL_UNIMPLEMENTED,
                           "PJRT element type %d is unknown to this library (newer plugin?)",
                           (int)type);
-    if (info->dl_bits == 0) {
+    if (!dl_codes[type].exchangeable) {
         if (info->bits == 0)
             return pjdl__fail(PJDL_UNIMPLEMENTED,
                               "PJRT element type %s has no data and no DLPack equivalent",
@@ -92,8 +73,8 @@ pjdl_code pjdl_dtype_from_pjrt(PJRT_Buffer_Type type, DLDataType *out) {
                           "be exchanged through DLPack by this library",
                           info->name, info->bits);
     }
-    out->code = info->dl_code;
-    out->bits = info->dl_bits;
+    out->code = dl_codes[type].code;
+    out->bits = (uint8_t)info->bits;
     out->lanes = 1;
     return PJDL_OK;
 }
@@ -194,7 +175,7 @@ pjdl_code pjdl_dtype_to_pjrt(DLDataType dtype, PJRT_Buffer_Type *out) {
     return pjdl__dtype_to_pjrt_checked(dtype, out);
 }
 
-/* pjrt_types inverted: the PJRT type of (DLPack code, log2(bits / 8)), 0
+/* dl_codes inverted: the PJRT type of (DLPack code, log2(bits / 8)), 0
  * (INVALID) where there is none. Built once from the table above. */
 #define DL_CODES 32
 #define DL_SIZES 5 /* 8, 16, 32, 64, 128 bits */
@@ -209,11 +190,11 @@ static int size_index(unsigned bits) {
 }
 
 static void dl_to_pjrt_build(void) {
-    for (size_t t = 0; t < NUM_PJRT_TYPES; t++) {
-        const pjrt_type_info *info = &pjrt_types[t];
-        int k = size_index(info->dl_bits);
-        if (info->name != NULL && info->dl_bits != 0 && info->dl_code < DL_CODES && k >= 0)
-            dl_to_pjrt[info->dl_code][k] = (uint8_t)t;
+    for (unsigned t = 0; t < PJDL_ELEMENT_TYPE_COUNT; t++) {
+        const pjdl__element_type *info = pjdl__element_type_of((PJRT_Buffer_Type)t);
+        int k = info ? size_index(info->bits) : -1;
+        if (dl_codes[t].exchangeable && dl_codes[t].code < DL_CODES && k >= 0)
+            dl_to_pjrt[dl_codes[t].code][k] = (uint8_t)t;
     }
 }
 

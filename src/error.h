@@ -13,6 +13,15 @@ pjdl_code pjdl__fail(pjdl_code code, const char *fmt, ...) __attribute__((format
 pjdl_code pjdl__fail_context(pjdl_code code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Evaluates `expr`, a pjdl_code, once and returns it from the calling
+ * function unless it is PJDL_OK: the library's one-line error check. */
+#define PJDL_TRY(expr)                                                                             \
+    do {                                                                                           \
+        pjdl_code pjdl_try_code_ = (expr);                                                         \
+        if (pjdl_try_code_ != PJDL_OK)                                                             \
+            return pjdl_try_code_;                                                                 \
+    } while (0)
+
 /* Clears the thread's last error; called on entry to public functions. */
 void pjdl__clear_error(void);
 

@@ -48,9 +48,7 @@ static void waiter_on_ready(PJRT_Error *error, void *arg) {
 
 static pjdl_code waiter_new(const PJRT_Api *api, waiter **out) {
     waiter *w = NULL;
-    pjdl_code code = pjdl__alloc(sizeof *w, "an event waiter", &w);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(pjdl__alloc(sizeof *w, "an event waiter", &w));
     atomic_init(&w->refs, 2);
     pthread_mutex_init(&w->mu, NULL);
     pthread_condattr_t attr;
@@ -100,9 +98,7 @@ static pjdl_code waiter_sleep(waiter *w, int64_t timeout_ms) {
 static pjdl_code event_await(const pjdl_plugin *plugin, PJRT_Event *event, int64_t timeout_ms) {
     if (timeout_ms > 0)
         return PJDL_NEED(plugin, PJRT_Event_OnReady);
-    pjdl_code code = PJDL_NEED(plugin, PJRT_Event_Await);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_NEED(plugin, PJRT_Event_Await));
     PJRT_Event_Await_Args args = {.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE, .event = event};
     return pjdl__take_error(plugin->api, plugin->api->PJRT_Event_Await(&args));
 }
@@ -120,8 +116,7 @@ pjdl_code pjdl__event_wait(const pjdl_plugin *plugin, PJRT_Event *event, int64_t
                                     .event = event,
                                     .callback = waiter_on_ready,
                                     .user_arg = w};
-    code = pjdl__take_error_ctx(plugin->api, plugin->api->PJRT_Event_OnReady(&args),
-                                "PJRT_Event_OnReady");
+    code = PJDL_CALL(plugin->api, PJRT_Event_OnReady, &args);
     if (code != PJDL_OK) {
         waiter_unref(w); /* the callback's reference: it will never run */
         waiter_unref(w);
@@ -165,8 +160,7 @@ pjdl_code pjdl__event_then(const pjdl_plugin *plugin, PJRT_Event *event, pjdl_ev
                                     .event = event,
                                     .callback = then_on_ready,
                                     .user_arg = ctx};
-    code = pjdl__take_error_ctx(plugin->api, plugin->api->PJRT_Event_OnReady(&args),
-                                "PJRT_Event_OnReady");
+    code = PJDL_CALL(plugin->api, PJRT_Event_OnReady, &args);
     if (code != PJDL_OK)
         free(ctx);
     return code;

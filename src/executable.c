@@ -75,14 +75,10 @@ static pjdl_code read_num_outputs(const pjdl_plugin *p, PJRT_LoadedExecutable *l
     PJRT_LoadedExecutable_GetExecutable_Args g = {
         .struct_size = PJRT_LoadedExecutable_GetExecutable_Args_STRUCT_SIZE,
         .loaded_executable = loaded};
-    code = pjdl__take_error_ctx(p->api, p->api->PJRT_LoadedExecutable_GetExecutable(&g),
-                                "PJRT_LoadedExecutable_GetExecutable");
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_CALL(p->api, PJRT_LoadedExecutable_GetExecutable, &g));
     PJRT_Executable_NumOutputs_Args n = {.struct_size = PJRT_Executable_NumOutputs_Args_STRUCT_SIZE,
                                          .executable = g.executable};
-    code = pjdl__take_error_ctx(p->api, p->api->PJRT_Executable_NumOutputs(&n),
-                                "PJRT_Executable_NumOutputs");
+    code = PJDL_CALL(p->api, PJRT_Executable_NumOutputs, &n);
     PJRT_Executable_Destroy_Args d = {.struct_size = PJRT_Executable_Destroy_Args_STRUCT_SIZE,
                                       .executable = g.executable};
     pjdl__drop_error(p->api, p->api->PJRT_Executable_Destroy(&d));
@@ -95,16 +91,11 @@ static pjdl_code read_num_outputs(const pjdl_plugin *p, PJRT_LoadedExecutable *l
 static pjdl_code read_device(pjdl_client *client, PJRT_LoadedExecutable *loaded,
                              pjdl_device **out) {
     const pjdl_plugin *p = client->plugin;
-    pjdl_code code = PJDL_NEED(p, PJRT_LoadedExecutable_AddressableDevices);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_NEED(p, PJRT_LoadedExecutable_AddressableDevices));
     PJRT_LoadedExecutable_AddressableDevices_Args a = {
         .struct_size = PJRT_LoadedExecutable_AddressableDevices_Args_STRUCT_SIZE,
         .executable = loaded};
-    code = pjdl__take_error_ctx(p->api, p->api->PJRT_LoadedExecutable_AddressableDevices(&a),
-                                "PJRT_LoadedExecutable_AddressableDevices");
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_CALL(p->api, PJRT_LoadedExecutable_AddressableDevices, &a));
     if (a.num_addressable_devices != 1 || a.addressable_devices == NULL)
         return pjdl__fail(PJDL_INTERNAL,
                           "the compiled executable runs on %zu devices; one was asked for",
@@ -120,9 +111,7 @@ static pjdl_code read_device(pjdl_client *client, PJRT_LoadedExecutable *loaded,
 static pjdl_code compile_program(pjdl_client *client, const char *code_text, size_t code_size,
                                  const char *format, PJRT_LoadedExecutable **out) {
     const pjdl_plugin *p = client->plugin;
-    pjdl_code code = PJDL_NEED(p, PJRT_Client_Compile);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_NEED(p, PJRT_Client_Compile));
     /* The C API's program text is in/out for other calls; Compile only
      * reads it. */
     PJRT_Program program = {.struct_size = PJRT_Program_STRUCT_SIZE,
@@ -135,9 +124,7 @@ static pjdl_code compile_program(pjdl_client *client, const char *code_text, siz
                                      .program = &program,
                                      .compile_options = compile_options,
                                      .compile_options_size = sizeof compile_options};
-    code = pjdl__take_error_ctx(p->api, p->api->PJRT_Client_Compile(&args), "PJRT_Client_Compile");
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_CALL(p->api, PJRT_Client_Compile, &args));
     if (args.executable == NULL)
         return pjdl__fail(PJDL_INTERNAL,
                           "PJRT_Client_Compile succeeded but returned no executable");
@@ -154,11 +141,9 @@ pjdl_code pjdl_executable_compile(pjdl_client *client, const char *code_text, si
     if (format == NULL)
         format = "mlir";
     pjdl_executable *exe = NULL;
-    pjdl_code code = pjdl__alloc(sizeof *exe, "an executable", &exe);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(pjdl__alloc(sizeof *exe, "an executable", &exe));
     PJRT_LoadedExecutable *loaded = NULL;
-    code = compile_program(client, code_text, code_size, format, &loaded);
+    pjdl_code code = compile_program(client, code_text, code_size, format, &loaded);
     if (code == PJDL_OK)
         code = read_num_outputs(client->plugin, loaded, &exe->num_outputs);
     if (code == PJDL_OK)
@@ -244,9 +229,7 @@ static pjdl_code wrap_outputs(pjdl_executable *exe, PJRT_Buffer **raw, size_t n,
 
 static pjdl_code run(pjdl_executable *exe, PJRT_Buffer **args, size_t n_args, PJRT_Buffer **raw) {
     const pjdl_plugin *p = exe->client->plugin;
-    pjdl_code code = PJDL_NEED(p, PJRT_LoadedExecutable_Execute);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_NEED(p, PJRT_LoadedExecutable_Execute));
     PJRT_ExecuteOptions options = {.struct_size = PJRT_ExecuteOptions_STRUCT_SIZE};
     PJRT_Buffer *const *arg_list = args;
     PJRT_Buffer **out_list = raw;
@@ -262,8 +245,7 @@ static pjdl_code run(pjdl_executable *exe, PJRT_Buffer **args, size_t n_args, PJ
                                             .num_args = n_args,
                                             .output_lists = &out_list,
                                             .device_complete_events = &complete};
-    code = pjdl__take_error_ctx(p->api, p->api->PJRT_LoadedExecutable_Execute(&e),
-                                "PJRT_LoadedExecutable_Execute");
+    pjdl_code code = PJDL_CALL(p->api, PJRT_LoadedExecutable_Execute, &e);
     pjdl__event_destroy(p->api, complete);
     if (code != PJDL_OK)
         return code;

@@ -144,9 +144,7 @@ static pjdl_code known_data(pjdl_buffer *b, const DLDataType *dtype, void **out)
         return PJDL_OK;
     }
     void *data = NULL;
-    pjdl_code code = pjdl__buffer_query_data(b, &data);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(pjdl__buffer_query_data(b, &data));
     pthread_mutex_lock(&b->mu);
     if (!atomic_load_explicit(&b->export_known, memory_order_relaxed)) {
         b->export_data = data;
@@ -194,13 +192,11 @@ static pjdl_code ctx_new(size_t ndim, export_ctx **out) {
 /* Zero-copy: pin, take the data pointer, make it ready. */
 static pjdl_code export_view(pjdl_buffer *b, const pjdl_export_options *o, DLDevice own,
                              export_ctx *ctx, export_plan *plan) {
-    pjdl_code code = pin(b);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(pin(b));
     ctx->pinned = true;
     ctx->buffer = b;
     pjdl_buffer_retain(b);
-    code = known_data(b, &plan->tensor.dtype, &plan->tensor.data);
+    pjdl_code code = known_data(b, &plan->tensor.dtype, &plan->tensor.data);
     if (code == PJDL_OK)
         code = make_ready(b, o);
     if (code != PJDL_OK)
@@ -216,9 +212,7 @@ static pjdl_code export_copy(pjdl_buffer *b, export_ctx *ctx, export_plan *plan)
     if (ctx->host_data == NULL)
         return pjdl__fail(PJDL_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte host copy",
                           b->size_bytes);
-    pjdl_code code = pjdl__buffer_read_host(b, ctx->host_data);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(pjdl__buffer_read_host(b, ctx->host_data));
     uint64_t stride = 1; /* unsigned: may wrap for an empty buffer only */
     for (size_t i = b->ndim; i-- > 0;) {
         ctx->dims[b->ndim + i] = (int64_t)stride;
@@ -318,8 +312,27 @@ static void unreserve(pjdl_buffer *b, const pjdl_export_options *o) {
     pthread_mutex_unlock(&b->mu);
 }
 
+/* The DLPack struct handed out, of the kind asked for, living in ctx. */
+static void *managed_tensor(export_ctx *ctx, const export_plan *plan, bool versioned) {
+    if (!versioned) {
+        ctx->t.legacy = (DLManagedTensor){
+            .dl_tensor = plan->tensor, .manager_ctx = ctx, .deleter = delete_legacy};
+        return &ctx->t.legacy;
+    }
+    ctx->t.versioned = (DLManagedTensorVersioned){
+        .version = {.major = DLPACK_MAJOR_VERSION, .minor = DLPACK_MINOR_VERSION},
+        .manager_ctx = ctx,
+        .deleter = delete_versioned,
+        .flags = plan->flags,
+        .dl_tensor = plan->tensor};
+    return &ctx->t.versioned;
+}
+
+/* Both exports: the options, the buffer's state, then a view or a copy;
+ * *out is a DLManagedTensorVersioned or (versioned false) a DLManagedTensor. */
 static pjdl_code export_any(pjdl_buffer *b, const pjdl_export_options *options, bool versioned,
-                            export_ctx **out, export_plan *plan) {
+                            void **out) {
+    export_plan plan_store = {0}, *plan = &plan_store;
     pjdl__clear_error();
     pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
     if (b == NULL)
@@ -347,43 +360,26 @@ static pjdl_code export_any(pjdl_buffer *b, const pjdl_export_options *options, 
         return code;
     }
     plan_finish(b, &o, ctx, plan);
-    *out = ctx;
+    *out = managed_tensor(ctx, plan, versioned);
     return PJDL_OK;
 }
 
 pjdl_code pjdl_buffer_export(pjdl_buffer *buffer, const pjdl_export_options *options,
                              DLManagedTensorVersioned **out) {
-    export_ctx *ctx;
-    export_plan plan = {0};
     if (out == NULL)
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_export: out is NULL");
-    pjdl_code code = export_any(buffer, options, true, &ctx, &plan);
-    if (code != PJDL_OK)
-        return code;
-    DLManagedTensorVersioned *t = &ctx->t.versioned;
-    t->version.major = DLPACK_MAJOR_VERSION;
-    t->version.minor = DLPACK_MINOR_VERSION;
-    t->manager_ctx = ctx;
-    t->deleter = delete_versioned;
-    t->flags = plan.flags;
-    t->dl_tensor = plan.tensor;
+    void *t = NULL;
+    PJDL_TRY(export_any(buffer, options, true, &t));
     *out = t;
     return PJDL_OK;
 }
 
 pjdl_code pjdl_buffer_export_legacy(pjdl_buffer *buffer, const pjdl_export_options *options,
                                     DLManagedTensor **out) {
-    export_ctx *ctx;
-    export_plan plan = {0};
     if (out == NULL)
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_buffer_export_legacy: out is NULL");
-    pjdl_code code = export_any(buffer, options, false, &ctx, &plan);
-    if (code != PJDL_OK)
-        return code;
-    DLManagedTensor *t = &ctx->t.legacy;
-    t->manager_ctx = ctx;
-    t->deleter = delete_legacy;
-    t->dl_tensor = plan.tensor;
+    void *t = NULL;
+    PJDL_TRY(export_any(buffer, options, false, &t));
     *out = t;
     return PJDL_OK;
 }

@@ -101,14 +101,12 @@ static bool plugin_refused(pjdl_code code) {
 static pjdl_code import_as_view(import_job *job, DLManagedTensorVersioned *v, DLManagedTensor *l,
                                 pjdl_buffer **out) {
     pjdl_buffer *b = NULL;
-    pjdl_code code =
-        pjdl__buffer_new_view(job->client, job->type, job->tensor->shape, (size_t)job->tensor->ndim,
-                              job->layout.minor_to_major, job->device, job->memory, v, l, &b);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(pjdl__buffer_new_view(job->client, job->type, job->tensor->shape,
+                                   (size_t)job->tensor->ndim, job->layout.minor_to_major,
+                                   job->device, job->memory, v, l, &b));
     job->owner = b->view_owner;
     PJRT_Buffer *pjrt = NULL;
-    code = pjdl__import_view(job, &pjrt);
+    pjdl_code code = pjdl__import_view(job, &pjrt);
     if (code != PJDL_OK) {
         pjdl__import_owner_finish(job->owner, false); /* frees b */
         job->owner = NULL;
@@ -123,11 +121,9 @@ static pjdl_code import_as_view(import_job *job, DLManagedTensorVersioned *v, DL
 /* A copy into a new PJRT buffer, then adopted (its metadata read back). */
 static pjdl_code import_as_copy(import_job *job, DLManagedTensorVersioned *v, DLManagedTensor *l,
                                 pjdl_buffer **out) {
-    pjdl_code code = pjdl__import_owner_new(v, l, &job->owner);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(pjdl__import_owner_new(v, l, &job->owner));
     PJRT_Buffer *pjrt = NULL;
-    code = pjdl__import_copy(job, &pjrt);
+    pjdl_code code = pjdl__import_copy(job, &pjrt);
     if (code != PJDL_OK) {
         pjdl__import_owner_finish(job->owner, false);
         job->owner = NULL;
@@ -165,16 +161,13 @@ static pjdl_code import_pjrt(import_job *job, DLManagedTensorVersioned *v, DLMan
 
 static pjdl_code job_prepare(import_job *job, const DLTensor *t,
                              const pjdl_import_options *options) {
-    pjdl_code code =
-        pjdl__copy_options(options, options ? options->struct_size : 0, sizeof job->options,
-                           &job->options, sizeof job->options, "pjdl_import_options");
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(pjdl__copy_options(options, options ? options->struct_size : 0, sizeof job->options,
+                                &job->options, sizeof job->options, "pjdl_import_options"));
     pjdl_copy c = job->options.copy;
     if (c != PJDL_COPY_IF_NEEDED && c != PJDL_COPY_NEVER && c != PJDL_COPY_ALWAYS)
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "import: unknown copy setting %d", (int)c);
     job->tensor = t;
-    code = pjdl__tensor_check(t, &job->layout);
+    pjdl_code code = pjdl__tensor_check(t, &job->layout);
     if (code == PJDL_OK)
         code = pjdl__dtype_to_pjrt_checked(t->dtype, &job->type);
     return code;

@@ -33,9 +33,7 @@ void pjdl__import_owner_init(import_owner *o, DLManagedTensorVersioned *v, DLMan
 pjdl_code pjdl__import_owner_new(DLManagedTensorVersioned *v, DLManagedTensor *l,
                                  import_owner **out) {
     import_owner *o = NULL;
-    pjdl_code code = pjdl__alloc(sizeof *o, "an imported tensor", &o);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(pjdl__alloc(sizeof *o, "an imported tensor", &o));
     pjdl__import_owner_init(o, v, l, NULL);
     *out = o;
     return PJDL_OK;

@@ -10,11 +10,8 @@ static void on_view_deleted(void *device_buffer_ptr, void *user_arg) {
 
 pjdl_code pjdl__import_view(import_job *job, PJRT_Buffer **out) {
     const pjdl_plugin *p = job->client->plugin;
-    pjdl_code code = PJDL_NEED(p, PJRT_Client_CreateViewOfDeviceBuffer);
-    if (code == PJDL_OK) /* else the view could never be freed */
-        code = PJDL_NEED(p, PJRT_Buffer_Destroy);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_NEED(p, PJRT_Client_CreateViewOfDeviceBuffer));
+    PJDL_TRY(PJDL_NEED(p, PJRT_Buffer_Destroy)); /* else the view could never be freed */
     const DLTensor *t = job->tensor;
     PJRT_Buffer_MemoryLayout layout = {.struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE,
                                        .type = PJRT_Buffer_MemoryLayout_Type_Tiled};
@@ -35,8 +32,7 @@ pjdl_code pjdl__import_view(import_job *job, PJRT_Buffer **out) {
         .on_delete_callback_arg = job->owner,
         .stream = job->options.has_stream ? job->options.stream : 0,
         .memory = job->memory ? job->memory->memory : NULL};
-    code = pjdl__take_error_ctx(p->api, p->api->PJRT_Client_CreateViewOfDeviceBuffer(&a),
-                                "PJRT_Client_CreateViewOfDeviceBuffer");
+    pjdl_code code = PJDL_CALL(p->api, PJRT_Client_CreateViewOfDeviceBuffer, &a);
     if (code == PJDL_OK && a.buffer == NULL)
         code = pjdl__fail(PJDL_INTERNAL, "PJRT_Client_CreateViewOfDeviceBuffer returned no buffer");
     if (code != PJDL_OK) {

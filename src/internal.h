@@ -47,8 +47,13 @@ pjdl_code pjdl__need_slot(const pjdl_plugin *plugin, size_t offset, const char *
  * plugin's code and text), destroys it, and returns the code. NULL is OK. */
 pjdl_code pjdl__take_error(const PJRT_Api *api, PJRT_Error *error);
 
-/* The same, with "context: " put before the plugin's message. */
+/* The same, with "context: " put before the plugin's message unless the
+ * message already starts so. */
 pjdl_code pjdl__take_error_ctx(const PJRT_Api *api, PJRT_Error *error, const char *context);
+
+/* Calls the plugin's entry point `slot` with `args` and converts its error
+ * with the slot's name as context (the slot must be present: PJDL_NEED). */
+#define PJDL_CALL(api, slot, args) pjdl__take_error_ctx((api), (api)->slot(args), #slot)
 
 /* Reads code and message of `error` into buf without touching the thread's
  * message, then destroys it. */

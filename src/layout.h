@@ -1,5 +1,7 @@
-/* Validation and layout analysis of DLPack tensors (layout.c), the strided
- * copy of a tensor (strided_copy.h), and PJRT memory layouts as strides. Pure
+/* Memory layouts on both sides of the exchange: validation and layout
+ * analysis of DLPack tensors (tensor_check.c), the strided copy of a tensor
+ * (common/strided_copy.h), and PJRT memory layouts as strides
+ * (pjrt_layout.c). Pure
  * functions: no plugin, no allocation, no global state; safe from any
  * thread. */
 #ifndef PJDL_SRC_LAYOUT_H_
@@ -83,6 +85,12 @@ _Static_assert(PJDL_MAX_RANK <= PJDL_STRIDED_COPY_MAX_DIMS, "the kernel takes ev
 static inline void pjdl__strided_copy(void *dst, const void *src, const pjdl_layout *layout) {
     pjdl__strided_copy_nd(dst, NULL, src, layout->byte_strides, layout->shape, (size_t)layout->ndim,
                           layout->elem_size);
+}
+
+/* minor_to_major of C order for ndim dimensions: ndim-1, ..., 0. */
+static inline void pjdl__c_order(int64_t *minor_to_major, int32_t ndim) {
+    for (int32_t i = 0; i < ndim; i++)
+        minor_to_major[i] = ndim - 1 - i;
 }
 
 /* Compact C-order byte strides of dims (ndim entries) with elem_size bytes per

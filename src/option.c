@@ -1,11 +1,13 @@
-/* pjdl_option_parse: "name=value" and "name:type=value" into a pjdl_option. */
+/* Options: pjdl_option_parse ("name=value" and "name:type=value" into a
+ * pjdl_option), and the copying of a caller's versioned options struct
+ * (pjdl__copy_options). */
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "internal.h"
 
 #define OPTION_NAME_MAX 256
 #define OPTION_LIST_MAX 256
@@ -258,5 +260,20 @@ pjdl_code pjdl_option_parse(const char *text, pjdl_option *out) {
     memcpy(option_name, name, name_len + 1);
     opt.name = option_name;
     *out = opt;
+    return PJDL_OK;
+}
+
+pjdl_code pjdl__copy_options(const void *options, size_t struct_size, size_t min_size, void *out,
+                             size_t out_size, const char *what) {
+    if (options == NULL)
+        return PJDL_OK;
+    if (struct_size < min_size)
+        return pjdl__fail(
+            PJDL_INVALID_ARGUMENT,
+            "%s.struct_size is %zu, less than the smallest layout (%zu bytes); set it "
+            "to sizeof(%s)",
+            what, struct_size, min_size, what);
+    /* A newer caller's larger struct: its extra fields are not understood. */
+    memcpy(out, options, struct_size < out_size ? struct_size : out_size);
     return PJDL_OK;
 }

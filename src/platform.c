@@ -224,9 +224,7 @@ pjdl_code pjdl_platform_dl_type(const char *platform_name, const char *memory_ki
         return PJDL_OK;
     }
     DLDeviceType device, host;
-    pjdl_code code = pjdl__platform_lookup(platform_name, &device, &host);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(pjdl__platform_lookup(platform_name, &device, &host));
     *out = memory_kind != NULL && strcmp(memory_kind, "pinned_host") == 0 ? host : device;
     return PJDL_OK;
 }

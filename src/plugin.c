@@ -36,8 +36,7 @@ static pjdl_code plugin_initialize(pjdl_plugin *plugin) {
         if (code == PJDL_OK && PJDL_HAS(plugin, PJRT_Plugin_Initialize)) {
             PJRT_Plugin_Initialize_Args args = {.struct_size =
                                                     PJRT_Plugin_Initialize_Args_STRUCT_SIZE};
-            code = pjdl__take_error_ctx(plugin->api, plugin->api->PJRT_Plugin_Initialize(&args),
-                                        "PJRT_Plugin_Initialize");
+            code = PJDL_CALL(plugin->api, PJRT_Plugin_Initialize, &args);
         }
         if (code == PJDL_OK) {
             entry->api = plugin->api;
@@ -77,9 +76,7 @@ static pjdl_code plugin_check_api(pjdl_plugin *plugin) {
 
 static pjdl_code plugin_new(const PJRT_Api *api, pjdl_plugin **out) {
     pjdl_plugin *plugin = NULL;
-    pjdl_code code = pjdl__alloc(sizeof *plugin, "a plugin", &plugin);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(pjdl__alloc(sizeof *plugin, "a plugin", &plugin));
     atomic_init(&plugin->refs, 1);
     plugin->api = api;
     *out = plugin;

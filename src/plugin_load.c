@@ -74,9 +74,7 @@ static pjdl_code resolve_path(const char *path, char *buf, size_t size) {
     if (path[0] == '\0')
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_plugin_load: empty plugin path");
     if (!looks_like_path(path)) {
-        pjdl_code code = pjdl_plugin_find(path, &path);
-        if (code != PJDL_OK)
-            return code;
+        PJDL_TRY(pjdl_plugin_find(path, &path));
     }
     if (strlen(path) >= size)
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "plugin path too long: %.200s...", path);
@@ -117,15 +115,13 @@ pjdl_code pjdl_plugin_load(const char *path, pjdl_plugin **out) {
     if (out == NULL)
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_plugin_load: out must not be NULL");
     char file[PJDL_PATH_MAX];
-    pjdl_code code = resolve_path(path, file, sizeof file);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(resolve_path(path, file, sizeof file));
     void *handle = NULL;
     const PJRT_Api *api = NULL;
-    if ((code = open_library(file, &handle, &api)) != PJDL_OK)
-        return code;
+    PJDL_TRY(open_library(file, &handle, &api));
     char *copy = NULL;
-    if ((code = pjdl__strdup(file, strlen(file), &copy)) != PJDL_OK) {
+    pjdl_code code = pjdl__strdup(file, strlen(file), &copy);
+    if (code != PJDL_OK) {
         dlclose(handle);
         return code;
     }

@@ -8,14 +8,10 @@ static pjdl_code read_platform(pjdl_client *c) {
     const PJRT_Api *api = pjdl__client_api(c);
     const char *name = "", *version = "";
     size_t name_len = 0, version_len = 0;
-    pjdl_code code = PJDL_NEED(c->plugin, PJRT_Client_PlatformName);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_NEED(c->plugin, PJRT_Client_PlatformName));
     PJRT_Client_PlatformName_Args n = {.struct_size = PJRT_Client_PlatformName_Args_STRUCT_SIZE,
                                        .client = c->client};
-    code = pjdl__take_error_ctx(api, api->PJRT_Client_PlatformName(&n), "PJRT_Client_PlatformName");
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_CALL(api, PJRT_Client_PlatformName, &n));
     if (n.platform_name) {
         name = n.platform_name;
         name_len = n.platform_name_size;
@@ -23,17 +19,14 @@ static pjdl_code read_platform(pjdl_client *c) {
     if (PJDL_HAS(c->plugin, PJRT_Client_PlatformVersion)) {
         PJRT_Client_PlatformVersion_Args v = {
             .struct_size = PJRT_Client_PlatformVersion_Args_STRUCT_SIZE, .client = c->client};
-        code = pjdl__take_error_ctx(api, api->PJRT_Client_PlatformVersion(&v),
-                                    "PJRT_Client_PlatformVersion");
-        if (code != PJDL_OK)
-            return code;
+        PJDL_TRY(PJDL_CALL(api, PJRT_Client_PlatformVersion, &v));
         if (v.platform_version) {
             version = v.platform_version;
             version_len = v.platform_version_size;
         }
     }
     c->platform_id = pjdl_platform_id(name, name_len);
-    code = pjdl__strdup(name, name_len, &c->platform_name);
+    pjdl_code code = pjdl__strdup(name, name_len, &c->platform_name);
     if (code == PJDL_OK)
         code = pjdl__strdup(version, version_len, &c->platform_version);
     return code;
@@ -42,34 +35,28 @@ static pjdl_code read_platform(pjdl_client *c) {
 static pjdl_code read_description(pjdl_device *d) {
     const pjdl_plugin *p = d->client->plugin;
     const PJRT_Api *api = p->api;
-    pjdl_code code = PJDL_NEED(p, PJRT_Device_GetDescription);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_NEED(p, PJRT_Device_GetDescription));
     PJRT_Device_GetDescription_Args g = {.struct_size = PJRT_Device_GetDescription_Args_STRUCT_SIZE,
                                          .device = d->device};
-    code = pjdl__take_error_ctx(api, api->PJRT_Device_GetDescription(&g),
-                                "PJRT_Device_GetDescription");
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_CALL(api, PJRT_Device_GetDescription, &g));
     if (g.device_description == NULL)
         return pjdl__fail(PJDL_INTERNAL,
                           "PJRT_Device_GetDescription succeeded but returned no description");
     const char *kind = "", *debug = "";
     size_t kind_len = 0, debug_len = 0;
+    pjdl_code code = PJDL_OK;
     if (PJDL_HAS(p, PJRT_DeviceDescription_Id)) {
         PJRT_DeviceDescription_Id_Args a = {.struct_size =
                                                 PJRT_DeviceDescription_Id_Args_STRUCT_SIZE,
                                             .device_description = g.device_description};
-        code = pjdl__take_error_ctx(api, api->PJRT_DeviceDescription_Id(&a),
-                                    "PJRT_DeviceDescription_Id");
+        code = PJDL_CALL(api, PJRT_DeviceDescription_Id, &a);
         d->id = a.id;
     }
     if (code == PJDL_OK && PJDL_HAS(p, PJRT_DeviceDescription_Kind)) {
         PJRT_DeviceDescription_Kind_Args a = {.struct_size =
                                                   PJRT_DeviceDescription_Kind_Args_STRUCT_SIZE,
                                               .device_description = g.device_description};
-        code = pjdl__take_error_ctx(api, api->PJRT_DeviceDescription_Kind(&a),
-                                    "PJRT_DeviceDescription_Kind");
+        code = PJDL_CALL(api, PJRT_DeviceDescription_Kind, &a);
         if (a.device_kind) {
             kind = a.device_kind;
             kind_len = a.device_kind_size;
@@ -79,8 +66,7 @@ static pjdl_code read_description(pjdl_device *d) {
         PJRT_DeviceDescription_DebugString_Args a = {
             .struct_size = PJRT_DeviceDescription_DebugString_Args_STRUCT_SIZE,
             .device_description = g.device_description};
-        code = pjdl__take_error_ctx(api, api->PJRT_DeviceDescription_DebugString(&a),
-                                    "PJRT_DeviceDescription_DebugString");
+        code = PJDL_CALL(api, PJRT_DeviceDescription_DebugString, &a);
         if (a.debug_string) {
             debug = a.debug_string;
             debug_len = a.debug_string_size;
@@ -122,12 +108,12 @@ static pjdl_code intern_memory(pjdl_client *c, PJRT_Memory *m, pjdl_memory **out
     pjdl_code code = PJDL_OK;
     if (PJDL_HAS(c->plugin, PJRT_Memory_Id)) {
         PJRT_Memory_Id_Args a = {.struct_size = PJRT_Memory_Id_Args_STRUCT_SIZE, .memory = m};
-        code = pjdl__take_error_ctx(api, api->PJRT_Memory_Id(&a), "PJRT_Memory_Id");
+        code = PJDL_CALL(api, PJRT_Memory_Id, &a);
         mem->id = a.id;
     }
     if (code == PJDL_OK && PJDL_HAS(c->plugin, PJRT_Memory_Kind)) {
         PJRT_Memory_Kind_Args a = {.struct_size = PJRT_Memory_Kind_Args_STRUCT_SIZE, .memory = m};
-        code = pjdl__take_error_ctx(api, api->PJRT_Memory_Kind(&a), "PJRT_Memory_Kind");
+        code = PJDL_CALL(api, PJRT_Memory_Kind, &a);
         if (a.kind) {
             kind = a.kind;
             kind_len = a.kind_size;
@@ -151,8 +137,7 @@ static pjdl_code device_pjrt_memories(pjdl_device *d, PJRT_Memory *const **mems,
         return PJDL_OK;
     PJRT_Device_AddressableMemories_Args a = {
         .struct_size = PJRT_Device_AddressableMemories_Args_STRUCT_SIZE, .device = d->device};
-    pjdl_code code = pjdl__take_error_ctx(p->api, p->api->PJRT_Device_AddressableMemories(&a),
-                                          "PJRT_Device_AddressableMemories");
+    pjdl_code code = PJDL_CALL(p->api, PJRT_Device_AddressableMemories, &a);
     if (code == PJDL_UNIMPLEMENTED)
         return PJDL_OK;
     if (code == PJDL_OK && a.num_memories > 0 && a.memories == NULL)
@@ -200,9 +185,7 @@ static pjdl_code count_memories(pjdl_client *c, size_t *total) {
     for (size_t i = 0; i < c->num_devices; i++) {
         PJRT_Memory *const *mems;
         size_t n;
-        pjdl_code code = device_pjrt_memories(&c->devices[i], &mems, &n);
-        if (code != PJDL_OK)
-            return code;
+        PJDL_TRY(device_pjrt_memories(&c->devices[i], &mems, &n));
         if (n > SIZE_MAX / 2 / sizeof(pjdl_memory) - *total)
             return pjdl__fail(PJDL_INTERNAL, "the plugin reports too many memories (%zu)", n);
         *total += n + 1;
@@ -212,31 +195,24 @@ static pjdl_code count_memories(pjdl_client *c, size_t *total) {
 
 static pjdl_code read_devices(pjdl_client *c) {
     const PJRT_Api *api = pjdl__client_api(c);
-    pjdl_code code = PJDL_NEED(c->plugin, PJRT_Client_AddressableDevices);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_NEED(c->plugin, PJRT_Client_AddressableDevices));
     PJRT_Client_AddressableDevices_Args a = {
         .struct_size = PJRT_Client_AddressableDevices_Args_STRUCT_SIZE, .client = c->client};
-    code = pjdl__take_error_ctx(api, api->PJRT_Client_AddressableDevices(&a),
-                                "PJRT_Client_AddressableDevices");
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_CALL(api, PJRT_Client_AddressableDevices, &a));
     if (a.num_addressable_devices > 0 && a.addressable_devices == NULL)
         return pjdl__fail(PJDL_INTERNAL, "PJRT_Client_AddressableDevices returned NULL");
     if (a.num_addressable_devices > 1u << 20)
         return pjdl__fail(PJDL_INTERNAL, "the plugin reports %zu devices",
                           a.num_addressable_devices);
-    code = pjdl__alloc((a.num_addressable_devices ? a.num_addressable_devices : 1) *
-                           sizeof *c->devices,
-                       "devices", &c->devices);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(pjdl__alloc((a.num_addressable_devices ? a.num_addressable_devices : 1) *
+                             sizeof *c->devices,
+                         "devices", &c->devices));
     c->num_devices = a.num_addressable_devices;
     for (size_t i = 0; i < c->num_devices; i++)
         c->devices[i] = (pjdl_device){
             .client = c, .device = a.addressable_devices[i], .index = i, .local_hardware_id = -1};
     size_t total = 0;
-    code = count_memories(c, &total);
+    pjdl_code code = count_memories(c, &total);
     if (code == PJDL_OK)
         code = pjdl__alloc((total ? total : 1) * sizeof *c->memories, "memories", &c->memories);
     for (size_t i = 0; code == PJDL_OK && i < c->num_devices; i++) {

@@ -1,0 +1,58 @@
+/* The PJRT element types, one row each (see element_type.h). */
+#include "element_type.h"
+
+/* A row: PJRT's name (the enum's suffix), XLA's short name, bits. */
+#define ROW(pjrt, xla, bits) [PJRT_Buffer_Type_##pjrt] = {#pjrt, #xla, bits}
+
+static const pjdl__element_type types[] = {
+    ROW(INVALID, invalid, 0),
+    ROW(PRED, pred, 8),
+    ROW(S8, s8, 8),
+    ROW(S16, s16, 16),
+    ROW(S32, s32, 32),
+    ROW(S64, s64, 64),
+    ROW(U8, u8, 8),
+    ROW(U16, u16, 16),
+    ROW(U32, u32, 32),
+    ROW(U64, u64, 64),
+    ROW(F16, f16, 16),
+    ROW(F32, f32, 32),
+    ROW(F64, f64, 64),
+    ROW(BF16, bf16, 16),
+    ROW(C64, c64, 64),
+    ROW(C128, c128, 128),
+    ROW(F8E5M2, f8e5m2, 8),
+    ROW(F8E4M3FN, f8e4m3fn, 8),
+    ROW(F8E4M3B11FNUZ, f8e4m3b11fnuz, 8),
+    ROW(F8E5M2FNUZ, f8e5m2fnuz, 8),
+    ROW(F8E4M3FNUZ, f8e4m3fnuz, 8),
+    ROW(S4, s4, 4),
+    ROW(U4, u4, 4),
+    ROW(TOKEN, token, 0),
+    ROW(S2, s2, 2),
+    ROW(U2, u2, 2),
+    ROW(F8E4M3, f8e4m3, 8),
+    ROW(F8E3M4, f8e3m4, 8),
+    ROW(F8E8M0FNU, f8e8m0fnu, 8),
+    ROW(F4E2M1FN, f4e2m1fn, 4),
+    ROW(S1, s1, 1),
+    ROW(U1, u1, 1),
+    ROW(F6E2M3FN, f6e2m3fn, 6),
+    ROW(F6E3M2FN, f6e3m2fn, 6),
+};
+
+_Static_assert(sizeof types / sizeof types[0] == PJDL_ELEMENT_TYPE_COUNT,
+               "PJDL_ELEMENT_TYPE_COUNT names the table's last row");
+
+const pjdl__element_type *pjdl__element_type_of(PJRT_Buffer_Type type) {
+    if ((unsigned)type >= PJDL_ELEMENT_TYPE_COUNT || types[type].name == NULL)
+        return NULL;
+    return &types[type];
+}
+
+size_t pjdl__element_type_size(PJRT_Buffer_Type type) {
+    const pjdl__element_type *t = pjdl__element_type_of(type);
+    if (t == NULL || t->bits == 0 || t->bits % 8 != 0)
+        return 0;
+    return t->bits / 8;
+}
