@@ -4,8 +4,6 @@
 
 #include "ref_internal.h"
 
-#define INVALID(...) ref_error(PJRT_Error_Code_INVALID_ARGUMENT, __VA_ARGS__)
-
 PJRT_Error *ref_shape_init(ref_shape *shape, const char *fn, PJRT_Buffer_Type type,
                            const int64_t *dims, size_t num_dims,
                            const PJRT_Buffer_MemoryLayout *layout) {
@@ -18,29 +16,29 @@ PJRT_Error *ref_shape_init(ref_shape *shape, const char *fn, PJRT_Buffer_Type ty
     if (err != NULL)
         return err;
     if (num_dims > REF_MAX_DIMS)
-        return INVALID("%s: %zu dimensions; the pjrt_ref plugin supports at most %d", fn, num_dims,
-                       REF_MAX_DIMS);
+        return REF_INVALID("%s: %zu dimensions; the pjrt_ref plugin supports at most %d", fn,
+                           num_dims, REF_MAX_DIMS);
     if (num_dims > 0 && dims == NULL)
-        return INVALID("%s: dims is NULL but num_dims is %zu", fn, num_dims);
+        return REF_INVALID("%s: dims is NULL but num_dims is %zu", fn, num_dims);
     shape->type = type;
     shape->num_dims = num_dims;
     size_t elements = 1;
     bool empty = false;
     for (size_t i = 0; i < num_dims; i++) {
         if (dims[i] < 0)
-            return INVALID("%s: dimension %zu is negative (%lld)", fn, i, (long long)dims[i]);
+            return REF_INVALID("%s: dimension %zu is negative (%lld)", fn, i, (long long)dims[i]);
         shape->dims[i] = dims[i];
         empty = empty || dims[i] == 0;
     }
     /* Empty whatever the other dimensions are (their product is unused). */
     for (size_t i = 0; i < num_dims && !empty; i++)
         if (__builtin_mul_overflow(elements, (uint64_t)dims[i], &elements))
-            return INVALID("%s: the number of elements overflows", fn);
+            return REF_INVALID("%s: the number of elements overflows", fn);
     if (empty)
         elements = 0;
     size_t bytes;
     if (__builtin_mul_overflow(elements, shape->element_size, &bytes) || bytes > INT64_MAX)
-        return INVALID("%s: the array's size in bytes overflows", fn);
+        return REF_INVALID("%s: the array's size in bytes overflows", fn);
     shape->num_elements = elements;
     shape->size = bytes;
     if (layout != NULL) {
@@ -57,11 +55,16 @@ PJRT_Error *ref_shape_init(ref_shape *shape, const char *fn, PJRT_Buffer_Type ty
     return NULL;
 }
 
-static PJRT_Buffer *buffer_alloc(ref_memory *memory, const ref_shape *shape, int parts) {
+/* A buffer of `shape` in `memory` whose ready event is `ready` (taken, also
+ * on failure); the caller sets its storage. `what` names it in errors. */
+static PJRT_Error *buffer_alloc(ref_memory *memory, const ref_shape *shape, int parts,
+                                PJRT_Event *ready, const char *what, PJRT_Buffer **out) {
     size_t n = shape->num_dims;
     PJRT_Buffer *b = ref_alloc(memory->client, sizeof(*b) + 3 * n * sizeof(int64_t));
-    if (b == NULL)
-        return NULL;
+    if (b == NULL) {
+        ref_event_release(ready);
+        return ref_error_oom(what);
+    }
     b->client = memory->client; /* held by the allocation (PJRT_Client.hold) */
     b->memory = memory;
     b->type = shape->type;
@@ -76,33 +79,30 @@ static PJRT_Buffer *buffer_alloc(ref_memory *memory, const ref_shape *shape, int
         memcpy(b->strides, shape->strides, n * sizeof(int64_t));
     }
     b->size = shape->size;
+    b->ready = ready;
     atomic_init(&b->parts, parts);
     pthread_mutex_init(&b->mu, NULL);
-    return b;
+    *out = b;
+    return NULL;
 }
 
 PJRT_Error *ref_buffer_new(ref_memory *memory, const ref_shape *shape, ref_mem *mem,
                            PJRT_Event *ready, PJRT_Buffer **out) {
-    PJRT_Buffer *b = buffer_alloc(memory, shape, 1);
-    if (b == NULL) {
+    PJRT_Error *err = buffer_alloc(memory, shape, 1, ready, "creating a buffer", out);
+    if (err != NULL) {
         ref_mem_release(mem);
-        ref_event_release(ready);
-        return ref_error_oom("creating a buffer");
+        return err;
     }
-    b->ready = ready;
-    b->mem = mem;
-    *out = b;
+    (*out)->mem = mem;
     return NULL;
 }
 
 PJRT_Error *ref_buffer_new_view(ref_memory *memory, const ref_shape *shape, void *data,
                                 PJRT_Event *ready, PJRT_Buffer **out) {
-    PJRT_Buffer *b = buffer_alloc(memory, shape, 2);
-    if (b == NULL) {
-        ref_event_release(ready);
-        return ref_error_oom("creating a view");
-    }
-    b->ready = ready;
+    PJRT_Buffer *b = NULL;
+    PJRT_Error *err = buffer_alloc(memory, shape, 2, ready, "creating a view", &b);
+    if (err != NULL)
+        return err;
     ref_mem *mem = &b->view_mem;
     atomic_init(&mem->refs, 1);
     mem->client = b->client; /* the allocation holds the client */
@@ -124,15 +124,16 @@ void ref_buffer_release_part(PJRT_Buffer *b) {
     ref_free(b->client, b);
 }
 
-PJRT_Error *ref_check_buffer(PJRT_Buffer *buffer, const char *fn) {
-    if (buffer == NULL)
-        return INVALID("%s: buffer is NULL", fn);
-    return NULL;
-}
-
 static PJRT_Error *deleted_error(const char *fn) {
     return ref_error(PJRT_Error_Code_FAILED_PRECONDITION,
                      "%s: the buffer has been deleted (PJRT_Buffer_Delete)", fn);
+}
+
+bool ref_buffer_is_deleted(PJRT_Buffer *buffer) {
+    pthread_mutex_lock(&buffer->mu);
+    bool deleted = buffer->deleted;
+    pthread_mutex_unlock(&buffer->mu);
+    return deleted;
 }
 
 PJRT_Error *ref_buffer_acquire(PJRT_Buffer *buffer, const char *fn, ref_mem **out) {
@@ -144,13 +145,6 @@ PJRT_Error *ref_buffer_acquire(PJRT_Buffer *buffer, const char *fn, ref_mem **ou
     *out = mem;
     return NULL;
 }
-
-#define CHECK_BUFFER(args, fn)                                                                     \
-    do {                                                                                           \
-        PJRT_Error *e_ = ref_check_buffer((args)->buffer, fn);                                     \
-        if (e_ != NULL)                                                                            \
-            return e_;                                                                             \
-    } while (0)
 
 /* Drops the buffer's own reference to its storage. The pin (if any) keeps
  * the storage alive until the external reference count returns to zero. */
@@ -189,57 +183,24 @@ PJRT_Error *ref_PJRT_Buffer_Destroy(PJRT_Buffer_Destroy_Args *args) {
     return NULL;
 }
 
-PJRT_Error *ref_PJRT_Buffer_Delete(PJRT_Buffer_Delete_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Buffer_Delete_Args);
-    CHECK_BUFFER(args, "PJRT_Buffer_Delete");
-    buffer_delete(args->buffer);
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_Buffer_IsDeleted(PJRT_Buffer_IsDeleted_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Buffer_IsDeleted_Args);
-    CHECK_BUFFER(args, "PJRT_Buffer_IsDeleted");
-    pthread_mutex_lock(&args->buffer->mu);
-    args->is_deleted = args->buffer->deleted;
-    pthread_mutex_unlock(&args->buffer->mu);
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_Buffer_ElementType(PJRT_Buffer_ElementType_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Buffer_ElementType_Args);
-    CHECK_BUFFER(args, "PJRT_Buffer_ElementType");
-    args->type = args->buffer->type;
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_Buffer_Dimensions(PJRT_Buffer_Dimensions_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Buffer_Dimensions_Args);
-    CHECK_BUFFER(args, "PJRT_Buffer_Dimensions");
-    args->dims = args->buffer->dims;
-    args->num_dims = args->buffer->num_dims;
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_Buffer_UnpaddedDimensions(PJRT_Buffer_UnpaddedDimensions_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Buffer_UnpaddedDimensions_Args);
-    CHECK_BUFFER(args, "PJRT_Buffer_UnpaddedDimensions");
-    args->unpadded_dims = args->buffer->dims;
-    args->num_dims = args->buffer->num_dims;
-    return NULL;
-}
-
-PJRT_Error *
-ref_PJRT_Buffer_DynamicDimensionIndices(PJRT_Buffer_DynamicDimensionIndices_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Buffer_DynamicDimensionIndices_Args);
-    CHECK_BUFFER(args, "PJRT_Buffer_DynamicDimensionIndices");
-    args->dynamic_dim_indices = NULL;
-    args->num_dynamic_dims = 0;
-    return NULL;
-}
+REF_DEFINE_QUERY(PJRT_Buffer_Delete, buffer, buffer_delete(self);)
+REF_DEFINE_QUERY(PJRT_Buffer_IsDeleted, buffer, args->is_deleted = ref_buffer_is_deleted(self);)
+REF_DEFINE_QUERY(PJRT_Buffer_ElementType, buffer, args->type = self->type;)
+REF_DEFINE_QUERY(PJRT_Buffer_Dimensions, buffer, args->dims = self->dims;
+                 args->num_dims = self->num_dims;)
+REF_DEFINE_QUERY(PJRT_Buffer_UnpaddedDimensions, buffer, args->unpadded_dims = self->dims;
+                 args->num_dims = self->num_dims;)
+REF_DEFINE_QUERY(PJRT_Buffer_DynamicDimensionIndices, buffer, args->dynamic_dim_indices = NULL;
+                 args->num_dynamic_dims = 0;)
+REF_DEFINE_QUERY(PJRT_Buffer_OnDeviceSizeInBytes, buffer,
+                 args->on_device_size_in_bytes = self->size;)
+REF_DEFINE_QUERY(PJRT_Buffer_Device, buffer, args->device = self->memory->device;)
+REF_DEFINE_QUERY(PJRT_Buffer_Memory, buffer, args->memory = &self->memory->base;)
+REF_DEFINE_QUERY(PJRT_Buffer_IsOnCpu, buffer,
+                 args->is_on_cpu = self->client->platform == REF_PLATFORM_CPU;)
 
 PJRT_Error *ref_PJRT_Buffer_GetMemoryLayout(PJRT_Buffer_GetMemoryLayout_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Buffer_GetMemoryLayout_Args);
-    CHECK_BUFFER(args, "PJRT_Buffer_GetMemoryLayout");
+    REF_CHECK_ENTRY(args, PJRT_Buffer_GetMemoryLayout, buffer);
     PJRT_Buffer_MemoryLayout *l = &args->layout;
     memset(l, 0, sizeof(*l));
     l->struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE;
@@ -253,42 +214,9 @@ PJRT_Error *ref_PJRT_Buffer_GetMemoryLayout(PJRT_Buffer_GetMemoryLayout_Args *ar
     return NULL;
 }
 
-PJRT_Error *ref_PJRT_Buffer_OnDeviceSizeInBytes(PJRT_Buffer_OnDeviceSizeInBytes_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Buffer_OnDeviceSizeInBytes_Args);
-    CHECK_BUFFER(args, "PJRT_Buffer_OnDeviceSizeInBytes");
-    args->on_device_size_in_bytes = args->buffer->size;
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_Buffer_Device(PJRT_Buffer_Device_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Buffer_Device_Args);
-    CHECK_BUFFER(args, "PJRT_Buffer_Device");
-    args->device = args->buffer->memory->device;
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_Buffer_Memory(PJRT_Buffer_Memory_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Buffer_Memory_Args);
-    CHECK_BUFFER(args, "PJRT_Buffer_Memory");
-    args->memory = &args->buffer->memory->base;
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_Buffer_IsOnCpu(PJRT_Buffer_IsOnCpu_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Buffer_IsOnCpu_Args);
-    CHECK_BUFFER(args, "PJRT_Buffer_IsOnCpu");
-    args->is_on_cpu = args->buffer->client->platform == REF_PLATFORM_CPU;
-    return NULL;
-}
-
 PJRT_Error *ref_PJRT_Buffer_ReadyEvent(PJRT_Buffer_ReadyEvent_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Buffer_ReadyEvent_Args);
-    CHECK_BUFFER(args, "PJRT_Buffer_ReadyEvent");
-    PJRT_Buffer *b = args->buffer;
-    pthread_mutex_lock(&b->mu);
-    bool deleted = b->deleted;
-    pthread_mutex_unlock(&b->mu);
-    if (deleted) {
+    REF_CHECK_ENTRY(args, PJRT_Buffer_ReadyEvent, buffer);
+    if (ref_buffer_is_deleted(args->buffer)) {
         /* As the C API documents: a deleted buffer's event is an error. */
         PJRT_Event *e = ref_event_new_ready(PJRT_Error_Code_FAILED_PRECONDITION,
                                             "PJRT_Buffer_ReadyEvent: the buffer has been deleted");
@@ -297,7 +225,7 @@ PJRT_Error *ref_PJRT_Buffer_ReadyEvent(PJRT_Buffer_ReadyEvent_Args *args) {
         args->event = e;
         return NULL;
     }
-    args->event = ref_event_retain(b->ready);
+    args->event = ref_event_retain(args->buffer->ready);
     return NULL;
 }
 
@@ -313,8 +241,7 @@ static PJRT_Error *data_pointer(PJRT_Buffer *b, const char *fn, void **out) {
 }
 
 PJRT_Error *ref_PJRT_Buffer_UnsafePointer(PJRT_Buffer_UnsafePointer_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Buffer_UnsafePointer_Args);
-    CHECK_BUFFER(args, "PJRT_Buffer_UnsafePointer");
+    REF_CHECK_ENTRY(args, PJRT_Buffer_UnsafePointer, buffer);
     void *p = NULL;
     PJRT_Error *err = data_pointer(args->buffer, "PJRT_Buffer_UnsafePointer", &p);
     if (err == NULL)
@@ -324,16 +251,14 @@ PJRT_Error *ref_PJRT_Buffer_UnsafePointer(PJRT_Buffer_UnsafePointer_Args *args) 
 
 PJRT_Error *ref_PJRT_Buffer_OpaqueDeviceMemoryDataPointer(
     PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args);
-    CHECK_BUFFER(args, "PJRT_Buffer_OpaqueDeviceMemoryDataPointer");
+    REF_CHECK_ENTRY(args, PJRT_Buffer_OpaqueDeviceMemoryDataPointer, buffer);
     return data_pointer(args->buffer, "PJRT_Buffer_OpaqueDeviceMemoryDataPointer",
                         &args->device_memory_ptr);
 }
 
 PJRT_Error *ref_PJRT_Buffer_IncreaseExternalReferenceCount(
     PJRT_Buffer_IncreaseExternalReferenceCount_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Buffer_IncreaseExternalReferenceCount_Args);
-    CHECK_BUFFER(args, "PJRT_Buffer_IncreaseExternalReferenceCount");
+    REF_CHECK_ENTRY(args, PJRT_Buffer_IncreaseExternalReferenceCount, buffer);
     PJRT_Buffer *b = args->buffer;
     pthread_mutex_lock(&b->mu);
     bool deleted = b->deleted;
@@ -349,8 +274,7 @@ PJRT_Error *ref_PJRT_Buffer_IncreaseExternalReferenceCount(
 
 PJRT_Error *ref_PJRT_Buffer_DecreaseExternalReferenceCount(
     PJRT_Buffer_DecreaseExternalReferenceCount_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Buffer_DecreaseExternalReferenceCount_Args);
-    CHECK_BUFFER(args, "PJRT_Buffer_DecreaseExternalReferenceCount");
+    REF_CHECK_ENTRY(args, PJRT_Buffer_DecreaseExternalReferenceCount, buffer);
     PJRT_Buffer *b = args->buffer;
     ref_mem *unpin = NULL;
     pthread_mutex_lock(&b->mu);
@@ -371,10 +295,6 @@ PJRT_Error *ref_PJRT_Buffer_DecreaseExternalReferenceCount(
 
 /* ------------------------------------------------------- creation entries */
 
-/* Resolves the target memory of a creation call: `memory` if given (it must
- * belong to `device` when both are), else the device's default memory. */
-PJRT_Error *ref_resolve_memory(PJRT_Client *client, PJRT_Device *device, ref_memory *memory,
-                               const char *fn, ref_memory **out);
 PJRT_Error *ref_resolve_memory(PJRT_Client *client, PJRT_Device *device, ref_memory *memory,
                                const char *fn, ref_memory **out) {
     PJRT_Error *err;
@@ -382,13 +302,13 @@ PJRT_Error *ref_resolve_memory(PJRT_Client *client, PJRT_Device *device, ref_mem
         if ((err = ref_check_memory(client, memory, fn)) != NULL)
             return err;
         if (device != NULL && memory->device != device)
-            return INVALID("%s: memory %s is not a memory of device %s", fn, memory->debug_string,
-                           device->description.debug_string);
+            return REF_INVALID("%s: memory %s is not a memory of device %s", fn,
+                               memory->debug_string, device->description.debug_string);
         *out = memory;
         return NULL;
     }
     if (device == NULL)
-        return INVALID("%s: neither device nor memory is given", fn);
+        return REF_INVALID("%s: neither device nor memory is given", fn);
     if ((err = ref_check_device(client, device, fn)) != NULL)
         return err;
     *out = REF_MEMORY(device->memories[0]);
@@ -398,8 +318,7 @@ PJRT_Error *ref_resolve_memory(PJRT_Client *client, PJRT_Device *device, ref_mem
 PJRT_Error *
 ref_PJRT_Client_CreateUninitializedBuffer(PJRT_Client_CreateUninitializedBuffer_Args *args) {
     static const char fn[] = "PJRT_Client_CreateUninitializedBuffer";
-    REF_CHECK_ARGS(args, PJRT_Client_CreateUninitializedBuffer_Args);
-    REF_RETURN_IF_NULL(args->client, fn, "client");
+    REF_CHECK_ENTRY(args, PJRT_Client_CreateUninitializedBuffer, client);
     ref_memory *memory = NULL;
     PJRT_Error *err =
         ref_resolve_memory(args->client, args->device, REF_MEMORY(args->memory), fn, &memory);

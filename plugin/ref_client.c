@@ -270,26 +270,12 @@ bool ref_client_transfer_faults(PJRT_Client *client) {
 
 /* ------------------------------------------------------------- queries */
 
-#define CHECK_CLIENT(args, fn) REF_RETURN_IF_NULL((args)->client, fn, "client")
-
-PJRT_Error *ref_PJRT_Client_PlatformName(PJRT_Client_PlatformName_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Client_PlatformName_Args);
-    CHECK_CLIENT(args, "PJRT_Client_PlatformName");
-    args->platform_name = args->client->platform_name;
-    args->platform_name_size = strlen(args->client->platform_name);
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_Client_ProcessIndex(PJRT_Client_ProcessIndex_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Client_ProcessIndex_Args);
-    CHECK_CLIENT(args, "PJRT_Client_ProcessIndex");
-    args->process_index = 0;
-    return NULL;
-}
+REF_DEFINE_QUERY(PJRT_Client_PlatformName, client,
+                 REF_SET_STRING(args->platform_name, self->platform_name);)
+REF_DEFINE_QUERY(PJRT_Client_ProcessIndex, client, args->process_index = 0;)
 
 PJRT_Error *ref_PJRT_Client_PlatformVersion(PJRT_Client_PlatformVersion_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Client_PlatformVersion_Args);
-    CHECK_CLIENT(args, "PJRT_Client_PlatformVersion");
+    REF_CHECK_ENTRY(args, PJRT_Client_PlatformVersion, client);
     static const char cpu[] = "pjrt_ref " REF_VERSION " cpu";
     static const char xpu[] = "pjrt_ref " REF_VERSION " xpu (simulated)";
     bool is_xpu = args->client->platform == REF_PLATFORM_XPU;
@@ -298,21 +284,14 @@ PJRT_Error *ref_PJRT_Client_PlatformVersion(PJRT_Client_PlatformVersion_Args *ar
     return NULL;
 }
 
-PJRT_Error *ref_PJRT_Client_Devices(PJRT_Client_Devices_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Client_Devices_Args);
-    CHECK_CLIENT(args, "PJRT_Client_Devices");
-    args->devices = args->client->devices;
-    args->num_devices = (size_t)args->client->num_devices;
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_Client_AddressableDevices(PJRT_Client_AddressableDevices_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Client_AddressableDevices_Args);
-    CHECK_CLIENT(args, "PJRT_Client_AddressableDevices");
-    args->addressable_devices = args->client->devices;
-    args->num_addressable_devices = (size_t)args->client->num_devices;
-    return NULL;
-}
+/* Every device is addressable: both lists are the client's devices. */
+REF_DEFINE_QUERY(PJRT_Client_Devices, client, args->devices = self->devices;
+                 args->num_devices = (size_t)self->num_devices;)
+REF_DEFINE_QUERY(PJRT_Client_AddressableDevices, client, args->addressable_devices = self->devices;
+                 args->num_addressable_devices = (size_t)self->num_devices;)
+REF_DEFINE_QUERY(PJRT_Client_AddressableMemories, client,
+                 args->addressable_memories = self->memories;
+                 args->num_addressable_memories = self->num_memories;)
 
 static PJRT_Error *lookup(PJRT_Client *client, int id, const char *fn, const char *what,
                           PJRT_Device **out) {
@@ -326,25 +305,15 @@ static PJRT_Error *lookup(PJRT_Client *client, int id, const char *fn, const cha
 }
 
 PJRT_Error *ref_PJRT_Client_LookupDevice(PJRT_Client_LookupDevice_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Client_LookupDevice_Args);
-    CHECK_CLIENT(args, "PJRT_Client_LookupDevice");
+    REF_CHECK_ENTRY(args, PJRT_Client_LookupDevice, client);
     return lookup(args->client, args->id, "PJRT_Client_LookupDevice", "id", &args->device);
 }
 
 PJRT_Error *
 ref_PJRT_Client_LookupAddressableDevice(PJRT_Client_LookupAddressableDevice_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Client_LookupAddressableDevice_Args);
-    CHECK_CLIENT(args, "PJRT_Client_LookupAddressableDevice");
+    REF_CHECK_ENTRY(args, PJRT_Client_LookupAddressableDevice, client);
     return lookup(args->client, args->local_hardware_id, "PJRT_Client_LookupAddressableDevice",
                   "local_hardware_id", &args->addressable_device);
-}
-
-PJRT_Error *ref_PJRT_Client_AddressableMemories(PJRT_Client_AddressableMemories_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Client_AddressableMemories_Args);
-    CHECK_CLIENT(args, "PJRT_Client_AddressableMemories");
-    args->addressable_memories = args->client->memories;
-    args->num_addressable_memories = args->client->num_memories;
-    return NULL;
 }
 
 PJRT_Error *ref_PJRT_Client_Compile(PJRT_Client_Compile_Args *args) {
@@ -352,6 +321,13 @@ PJRT_Error *ref_PJRT_Client_Compile(PJRT_Client_Compile_Args *args) {
     return ref_error(PJRT_Error_Code_UNIMPLEMENTED,
                      "PJRT_Client_Compile: the pjrt_ref plugin holds buffers; it does not compile "
                      "or run programs");
+}
+
+PJRT_Error *ref_check_alive(PJRT_Client *client, const char *fn) {
+    if (atomic_load(&client->destroyed))
+        return ref_error(PJRT_Error_Code_FAILED_PRECONDITION, "%s: the client has been destroyed",
+                         fn);
+    return NULL;
 }
 
 PJRT_Error *ref_check_device(PJRT_Client *client, PJRT_Device *device, const char *fn) {

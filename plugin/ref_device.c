@@ -3,97 +3,29 @@
 
 #include "ref_internal.h"
 
-#define CHECK_DESC(args, fn)                                                                       \
-    REF_RETURN_IF_NULL((args)->device_description, fn, "device_description")
-#define CHECK_DEVICE(args, fn) REF_RETURN_IF_NULL((args)->device, fn, "device")
+REF_DEFINE_QUERY(PJRT_DeviceDescription_Id, device_description, args->id = self->id;)
+REF_DEFINE_QUERY(PJRT_DeviceDescription_ProcessIndex, device_description, args->process_index = 0;)
+REF_DEFINE_QUERY(PJRT_DeviceDescription_Attributes, device_description,
+                 args->attributes = self->attributes;
+                 args->num_attributes = self->num_attributes;)
+REF_DEFINE_QUERY(PJRT_DeviceDescription_Kind, device_description,
+                 REF_SET_STRING(args->device_kind, self->kind);)
+REF_DEFINE_QUERY(PJRT_DeviceDescription_DebugString, device_description,
+                 REF_SET_STRING(args->debug_string, self->debug_string);)
+REF_DEFINE_QUERY(PJRT_DeviceDescription_ToString, device_description,
+                 REF_SET_STRING(args->to_string, self->to_string);)
 
-PJRT_Error *ref_PJRT_DeviceDescription_Id(PJRT_DeviceDescription_Id_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_DeviceDescription_Id_Args);
-    CHECK_DESC(args, "PJRT_DeviceDescription_Id");
-    args->id = args->device_description->id;
-    return NULL;
-}
-
-PJRT_Error *
-ref_PJRT_DeviceDescription_ProcessIndex(PJRT_DeviceDescription_ProcessIndex_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_DeviceDescription_ProcessIndex_Args);
-    CHECK_DESC(args, "PJRT_DeviceDescription_ProcessIndex");
-    args->process_index = 0;
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_DeviceDescription_Attributes(PJRT_DeviceDescription_Attributes_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_DeviceDescription_Attributes_Args);
-    CHECK_DESC(args, "PJRT_DeviceDescription_Attributes");
-    args->attributes = args->device_description->attributes;
-    args->num_attributes = args->device_description->num_attributes;
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_DeviceDescription_Kind(PJRT_DeviceDescription_Kind_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_DeviceDescription_Kind_Args);
-    CHECK_DESC(args, "PJRT_DeviceDescription_Kind");
-    args->device_kind = args->device_description->kind;
-    args->device_kind_size = strlen(args->device_description->kind);
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_DeviceDescription_DebugString(PJRT_DeviceDescription_DebugString_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_DeviceDescription_DebugString_Args);
-    CHECK_DESC(args, "PJRT_DeviceDescription_DebugString");
-    args->debug_string = args->device_description->debug_string;
-    args->debug_string_size = strlen(args->device_description->debug_string);
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_DeviceDescription_ToString(PJRT_DeviceDescription_ToString_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_DeviceDescription_ToString_Args);
-    CHECK_DESC(args, "PJRT_DeviceDescription_ToString");
-    args->to_string = args->device_description->to_string;
-    args->to_string_size = strlen(args->device_description->to_string);
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_Device_GetDescription(PJRT_Device_GetDescription_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Device_GetDescription_Args);
-    CHECK_DEVICE(args, "PJRT_Device_GetDescription");
-    args->device_description = &args->device->description;
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_Device_IsAddressable(PJRT_Device_IsAddressable_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Device_IsAddressable_Args);
-    CHECK_DEVICE(args, "PJRT_Device_IsAddressable");
-    args->is_addressable = true;
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_Device_LocalHardwareId(PJRT_Device_LocalHardwareId_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Device_LocalHardwareId_Args);
-    CHECK_DEVICE(args, "PJRT_Device_LocalHardwareId");
-    args->local_hardware_id = args->device->id;
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_Device_AddressableMemories(PJRT_Device_AddressableMemories_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Device_AddressableMemories_Args);
-    CHECK_DEVICE(args, "PJRT_Device_AddressableMemories");
-    args->memories = args->device->memories;
-    args->num_memories = args->device->num_memories;
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_Device_DefaultMemory(PJRT_Device_DefaultMemory_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Device_DefaultMemory_Args);
-    CHECK_DEVICE(args, "PJRT_Device_DefaultMemory");
-    args->memory = args->device->memories[0];
-    return NULL;
-}
+REF_DEFINE_QUERY(PJRT_Device_GetDescription, device, args->device_description = &self->description;)
+REF_DEFINE_QUERY(PJRT_Device_IsAddressable, device, args->is_addressable = true;)
+REF_DEFINE_QUERY(PJRT_Device_LocalHardwareId, device, args->local_hardware_id = self->id;)
+REF_DEFINE_QUERY(PJRT_Device_AddressableMemories, device, args->memories = self->memories;
+                 args->num_memories = self->num_memories;)
+REF_DEFINE_QUERY(PJRT_Device_DefaultMemory, device, args->memory = self->memories[0];)
 
 /* Reports the accounting of the device's default memory ("device"). */
 PJRT_Error *ref_PJRT_Device_MemoryStats(PJRT_Device_MemoryStats_Args *args) {
     REF_CHECK_ARGS_UPTO(args, PJRT_Device_MemoryStats_Args, bytes_limit_is_set);
-    CHECK_DEVICE(args, "PJRT_Device_MemoryStats");
+    REF_RETURN_IF_NULL(args->device, "PJRT_Device_MemoryStats", "device");
     ref_memory *m = REF_MEMORY(args->device->memories[0]);
     pthread_mutex_lock(&m->mu);
     args->bytes_in_use = m->bytes_in_use;
@@ -121,8 +53,7 @@ static void no_attributes_deleter(PJRT_Device_Attributes *attributes) {
 }
 
 PJRT_Error *ref_PJRT_Device_GetAttributes(PJRT_Device_GetAttributes_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Device_GetAttributes_Args);
-    CHECK_DEVICE(args, "PJRT_Device_GetAttributes");
+    REF_CHECK_ENTRY(args, PJRT_Device_GetAttributes, device);
     args->attributes = args->device->description.attributes;
     args->num_attributes = args->device->description.num_attributes;
     args->device_attributes = (PJRT_Device_Attributes *)args->device;
@@ -133,8 +64,7 @@ PJRT_Error *ref_PJRT_Device_GetAttributes(PJRT_Device_GetAttributes_Args *args) 
 /* Restarts the peak, count and largest-allocation statistics of every memory
  * of the device from the current state. */
 PJRT_Error *ref_PJRT_Device_ClearMemoryStats(PJRT_Device_ClearMemoryStats_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Device_ClearMemoryStats_Args);
-    CHECK_DEVICE(args, "PJRT_Device_ClearMemoryStats");
+    REF_CHECK_ENTRY(args, PJRT_Device_ClearMemoryStats, device);
     for (size_t i = 0; i < args->device->num_memories; i++) {
         ref_memory *m = REF_MEMORY(args->device->memories[i]);
         pthread_mutex_lock(&m->mu);

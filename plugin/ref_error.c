@@ -88,9 +88,9 @@ PJRT_Error *ref_check_args(const void *args, size_t struct_size, size_t min_size
         return ref_error(PJRT_Error_Code_INVALID_ARGUMENT, "%s is NULL", type_name);
     if (struct_size < min_size)
         return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
-                         "%s: struct_size %zu is smaller than %zu, the smallest layout of %s "
-                         "this plugin accepts",
-                         type_name, struct_size, min_size, type_name);
+                         "%s: struct_size %zu is smaller than %zu, the smallest layout this "
+                         "plugin accepts",
+                         type_name, struct_size, min_size);
     return NULL;
 }
 
@@ -113,16 +113,10 @@ void ref_PJRT_Error_Message(PJRT_Error_Message_Args *args) {
     vt_message(args->error, &args->message, &args->message_size);
 }
 
-PJRT_Error *ref_PJRT_Error_GetCode(PJRT_Error_GetCode_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Error_GetCode_Args);
-    REF_RETURN_IF_NULL(args->error, "PJRT_Error_GetCode", "error");
-    args->code = vt_get_code(args->error);
-    return NULL;
-}
+REF_DEFINE_QUERY(PJRT_Error_GetCode, error, args->code = vt_get_code(self);)
 
 PJRT_Error *ref_PJRT_Error_ForEachPayload(PJRT_Error_ForEachPayload_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Error_ForEachPayload_Args);
-    REF_RETURN_IF_NULL(args->error, "PJRT_Error_ForEachPayload", "error");
+    REF_CHECK_ENTRY(args, PJRT_Error_ForEachPayload, error);
     REF_RETURN_IF_NULL(args->visitor, "PJRT_Error_ForEachPayload", "visitor");
     return NULL; /* no payloads */
 }

@@ -163,16 +163,10 @@ PJRT_Error *ref_PJRT_Event_Destroy(PJRT_Event_Destroy_Args *args) {
     return NULL;
 }
 
-PJRT_Error *ref_PJRT_Event_IsReady(PJRT_Event_IsReady_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Event_IsReady_Args);
-    REF_RETURN_IF_NULL(args->event, "PJRT_Event_IsReady", "event");
-    args->is_ready = ref_event_is_ready(args->event);
-    return NULL;
-}
+REF_DEFINE_QUERY(PJRT_Event_IsReady, event, args->is_ready = ref_event_is_ready(self);)
 
 PJRT_Error *ref_PJRT_Event_Error(PJRT_Event_Error_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Event_Error_Args);
-    REF_RETURN_IF_NULL(args->event, "PJRT_Event_Error", "event");
+    REF_CHECK_ENTRY(args, PJRT_Event_Error, event);
     if (!ref_event_is_ready(args->event))
         return ref_error(PJRT_Error_Code_FAILED_PRECONDITION,
                          "PJRT_Event_Error: the event is not ready yet (use PJRT_Event_IsReady, "
@@ -181,14 +175,12 @@ PJRT_Error *ref_PJRT_Event_Error(PJRT_Event_Error_Args *args) {
 }
 
 PJRT_Error *ref_PJRT_Event_Await(PJRT_Event_Await_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Event_Await_Args);
-    REF_RETURN_IF_NULL(args->event, "PJRT_Event_Await", "event");
+    REF_CHECK_ENTRY(args, PJRT_Event_Await, event);
     return ref_event_wait(args->event);
 }
 
 PJRT_Error *ref_PJRT_Event_OnReady(PJRT_Event_OnReady_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Event_OnReady_Args);
-    REF_RETURN_IF_NULL(args->event, "PJRT_Event_OnReady", "event");
+    REF_CHECK_ENTRY(args, PJRT_Event_OnReady, event);
     REF_RETURN_IF_NULL(args->callback, "PJRT_Event_OnReady", "callback");
     if (!add_callback(args->event, args->callback, NULL, args->user_arg))
         return ref_error_oom("PJRT_Event_OnReady");
@@ -206,8 +198,7 @@ PJRT_Error *ref_PJRT_Event_Create(PJRT_Event_Create_Args *args) {
 }
 
 PJRT_Error *ref_PJRT_Event_Set(PJRT_Event_Set_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Event_Set_Args);
-    REF_RETURN_IF_NULL(args->event, "PJRT_Event_Set", "event");
+    REF_CHECK_ENTRY(args, PJRT_Event_Set, event);
     if (!args->event->settable)
         return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
                          "PJRT_Event_Set: the event was not created by PJRT_Event_Create");

@@ -14,8 +14,7 @@ static PJRT_Error *no_streams(const char *fn) {
 
 static PJRT_Error *get_stream(PJRT_Get_Stream_For_External_Ready_Events_Args *args) {
     static const char fn[] = "PJRT_Get_Stream_For_External_Ready_Events";
-    REF_CHECK_ARGS(args, PJRT_Get_Stream_For_External_Ready_Events_Args);
-    REF_RETURN_IF_NULL(args->device, fn, "device");
+    REF_CHECK_ENTRY(args, PJRT_Get_Stream_For_External_Ready_Events, device);
     if (args->device->client->platform != REF_PLATFORM_XPU)
         return no_streams(fn);
     if (args->device->stream == NULL)
@@ -43,8 +42,7 @@ static void wait_run(ref_op *op, PJRT_Error_Code status, const char *message) {
 
 static PJRT_Error *wait_stream(PJRT_Wait_Until_Buffer_Ready_On_Stream_Args *args) {
     static const char fn[] = "PJRT_Wait_Until_Buffer_Ready_On_Stream";
-    REF_CHECK_ARGS(args, PJRT_Wait_Until_Buffer_Ready_On_Stream_Args);
-    REF_RETURN_IF_NULL(args->buffer, fn, "buffer");
+    REF_CHECK_ENTRY(args, PJRT_Wait_Until_Buffer_Ready_On_Stream, buffer);
     PJRT_Buffer *b = args->buffer;
     if (b->client->platform != REF_PLATFORM_XPU)
         return no_streams(fn);
@@ -55,10 +53,7 @@ static PJRT_Error *wait_stream(PJRT_Wait_Until_Buffer_Ready_On_Stream_Args *args
     if (s->device->client != b->client)
         return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
                          "%s: the stream and the buffer belong to different clients", fn);
-    pthread_mutex_lock(&b->mu);
-    bool deleted = b->deleted;
-    pthread_mutex_unlock(&b->mu);
-    if (deleted)
+    if (ref_buffer_is_deleted(b))
         return ref_error(PJRT_Error_Code_FAILED_PRECONDITION, "%s: the buffer has been deleted",
                          fn);
     wait_op *w = ref_alloc(b->client, sizeof(*w));
@@ -79,16 +74,15 @@ static PJRT_Error *xpu_stream(intptr_t handle, const char *fn, ref_stream **out)
 
 static PJRT_Error *create_stream(PJRT_Ref_CreateStream_Args *args) {
     static const char fn[] = "PJRT_Ref_CreateStream";
-    REF_CHECK_ARGS(args, PJRT_Ref_CreateStream_Args);
-    REF_RETURN_IF_NULL(args->device, fn, "device");
+    REF_CHECK_ENTRY(args, PJRT_Ref_CreateStream, device);
     PJRT_Client *client = args->device->client;
     if (client->platform != REF_PLATFORM_XPU)
         return no_streams(fn);
-    if (atomic_load(&client->destroyed))
-        return ref_error(PJRT_Error_Code_FAILED_PRECONDITION, "%s: the client has been destroyed",
-                         fn);
+    PJRT_Error *err = ref_check_alive(client, fn);
+    if (err != NULL)
+        return err;
     ref_stream *s;
-    PJRT_Error *err = ref_stream_create(args->device, &s);
+    err = ref_stream_create(args->device, &s);
     if (err != NULL)
         return err;
     args->stream = (intptr_t)s;
@@ -129,8 +123,7 @@ static void callback_run(ref_op *op, PJRT_Error_Code status, const char *message
 
 static PJRT_Error *enqueue_host_callback(PJRT_Ref_EnqueueHostCallback_Args *args) {
     static const char fn[] = "PJRT_Ref_EnqueueHostCallback";
-    REF_CHECK_ARGS(args, PJRT_Ref_EnqueueHostCallback_Args);
-    REF_RETURN_IF_NULL(args->callback, fn, "callback");
+    REF_CHECK_ENTRY(args, PJRT_Ref_EnqueueHostCallback, callback);
     ref_stream *s;
     PJRT_Error *err = xpu_stream(args->stream, fn, &s);
     if (err != NULL)

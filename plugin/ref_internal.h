@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "pjrt_dlpack/pjrt_abi.h"
 
@@ -112,11 +113,38 @@ PJRT_Error *ref_check_args(const void *args, size_t struct_size, size_t min_size
 /* True if the caller's struct is large enough to contain `field`. */
 #define REF_HAS_FIELD(args, type, field) ((args)->struct_size >= REF_FIELD_END(type, field))
 
+#define REF_INVALID(...) ref_error(PJRT_Error_Code_INVALID_ARGUMENT, __VA_ARGS__)
+
 #define REF_RETURN_IF_NULL(ptr, fn, what)                                                          \
     do {                                                                                           \
         if ((ptr) == NULL)                                                                         \
-            return ref_error(PJRT_Error_Code_INVALID_ARGUMENT, "%s: %s is NULL", fn, what);        \
+            return REF_INVALID("%s: %s is NULL", fn, what);                                        \
     } while (0)
+
+/* The start of entry point `name` (args type name##_Args) whose handle is
+ * args->field: returns early with INVALID_ARGUMENT if the args struct is NULL
+ * or too small, or the handle is NULL (the message names `name`). */
+#define REF_CHECK_ENTRY(args, name, field)                                                         \
+    do {                                                                                           \
+        REF_CHECK_ARGS(args, name##_Args);                                                         \
+        REF_RETURN_IF_NULL((args)->field, #name, #field);                                          \
+    } while (0)
+
+/* Defines ref_<name>, an entry point that cannot fail once its args are
+ * checked: REF_CHECK_ENTRY, then the statements `...` (`self` is the handle
+ * args->field), then success. */
+#define REF_DEFINE_QUERY(name, field, ...)                                                         \
+    PJRT_Error *ref_##name(name##_Args *args) {                                                    \
+        REF_CHECK_ENTRY(args, name, field);                                                        \
+        __typeof__(args->field) self = args->field;                                                \
+        (void)self;                                                                                \
+        __VA_ARGS__                                                                                \
+        return NULL;                                                                               \
+    }
+
+/* Sets an out-parameter string and its size (the field named field_size) to
+ * the NUL-terminated `str`: REF_SET_STRING(args->kind, m->kind_name). */
+#define REF_SET_STRING(field, str) ((field) = (str), field##_size = strlen(field))
 
 /* ---------------------------------------------------------------- events */
 
@@ -253,6 +281,8 @@ struct PJRT_Client {
 void ref_client_add_alloc(PJRT_Client *client);
 void ref_client_drop_alloc(PJRT_Client *client);
 void ref_client_release(PJRT_Client *client);
+/* FAILED_PRECONDITION once PJRT_Client_Destroy was called. */
+PJRT_Error *ref_check_alive(PJRT_Client *client, const char *fn);
 /* Validates a device handle belongs to `client` (client may be NULL). */
 PJRT_Error *ref_check_device(PJRT_Client *client, PJRT_Device *device, const char *fn);
 PJRT_Error *ref_check_memory(PJRT_Client *client, ref_memory *memory, const char *fn);
@@ -353,7 +383,11 @@ void ref_buffer_release_part(PJRT_Buffer *buffer);
 /* Returns a new reference to the buffer's storage, or FAILED_PRECONDITION if
  * the buffer was deleted. */
 PJRT_Error *ref_buffer_acquire(PJRT_Buffer *buffer, const char *fn, ref_mem **out);
-PJRT_Error *ref_check_buffer(PJRT_Buffer *buffer, const char *fn);
+bool ref_buffer_is_deleted(PJRT_Buffer *buffer);
+/* Resolves the target memory of a creation call: `memory` if given (it must
+ * belong to `device` when both are), else the device's default memory. */
+PJRT_Error *ref_resolve_memory(PJRT_Client *client, PJRT_Device *device, ref_memory *memory,
+                               const char *fn, ref_memory **out);
 
 /* ---------------------------------------------------------------- layout */
 
@@ -427,77 +461,55 @@ bool ref_on_stream_thread(PJRT_Client *client);
 
 /* ------------------------------------------------------ API entry points */
 
-/* Each entry point implemented is declared here so ref_api.c can fill the
- * table; the definitions live in the file of their concern. */
-#define REF_ENTRY(name) PJRT_Error *ref_##name(name##_Args *args)
-void ref_PJRT_Error_Destroy(PJRT_Error_Destroy_Args *args);
-void ref_PJRT_Error_Message(PJRT_Error_Message_Args *args);
-REF_ENTRY(PJRT_Error_GetCode);
-REF_ENTRY(PJRT_Error_ForEachPayload);
-REF_ENTRY(PJRT_Plugin_Initialize);
-REF_ENTRY(PJRT_Plugin_Attributes);
-REF_ENTRY(PJRT_Event_Destroy);
-REF_ENTRY(PJRT_Event_IsReady);
-REF_ENTRY(PJRT_Event_Error);
-REF_ENTRY(PJRT_Event_Await);
-REF_ENTRY(PJRT_Event_OnReady);
-REF_ENTRY(PJRT_Event_Create);
-REF_ENTRY(PJRT_Event_Set);
-REF_ENTRY(PJRT_Client_Create);
-REF_ENTRY(PJRT_Client_Destroy);
-REF_ENTRY(PJRT_Client_PlatformName);
-REF_ENTRY(PJRT_Client_ProcessIndex);
-REF_ENTRY(PJRT_Client_PlatformVersion);
-REF_ENTRY(PJRT_Client_Devices);
-REF_ENTRY(PJRT_Client_AddressableDevices);
-REF_ENTRY(PJRT_Client_LookupDevice);
-REF_ENTRY(PJRT_Client_LookupAddressableDevice);
-REF_ENTRY(PJRT_Client_AddressableMemories);
-REF_ENTRY(PJRT_Client_Compile);
-REF_ENTRY(PJRT_Client_BufferFromHostBuffer);
-REF_ENTRY(PJRT_Client_CreateViewOfDeviceBuffer);
-REF_ENTRY(PJRT_Client_CreateUninitializedBuffer);
-REF_ENTRY(PJRT_DeviceDescription_Id);
-REF_ENTRY(PJRT_DeviceDescription_ProcessIndex);
-REF_ENTRY(PJRT_DeviceDescription_Attributes);
-REF_ENTRY(PJRT_DeviceDescription_Kind);
-REF_ENTRY(PJRT_DeviceDescription_DebugString);
-REF_ENTRY(PJRT_DeviceDescription_ToString);
-REF_ENTRY(PJRT_Device_GetDescription);
-REF_ENTRY(PJRT_Device_IsAddressable);
-REF_ENTRY(PJRT_Device_LocalHardwareId);
-REF_ENTRY(PJRT_Device_AddressableMemories);
-REF_ENTRY(PJRT_Device_DefaultMemory);
-REF_ENTRY(PJRT_Device_MemoryStats);
-REF_ENTRY(PJRT_Device_GetAttributes);
-REF_ENTRY(PJRT_Device_ClearMemoryStats);
-REF_ENTRY(PJRT_Memory_Id);
-REF_ENTRY(PJRT_Memory_Kind);
-REF_ENTRY(PJRT_Memory_Kind_Id);
-REF_ENTRY(PJRT_Memory_DebugString);
-REF_ENTRY(PJRT_Memory_ToString);
-REF_ENTRY(PJRT_Memory_AddressableByDevices);
-REF_ENTRY(PJRT_Buffer_Destroy);
-REF_ENTRY(PJRT_Buffer_ElementType);
-REF_ENTRY(PJRT_Buffer_Dimensions);
-REF_ENTRY(PJRT_Buffer_UnpaddedDimensions);
-REF_ENTRY(PJRT_Buffer_DynamicDimensionIndices);
-REF_ENTRY(PJRT_Buffer_GetMemoryLayout);
-REF_ENTRY(PJRT_Buffer_OnDeviceSizeInBytes);
-REF_ENTRY(PJRT_Buffer_Device);
-REF_ENTRY(PJRT_Buffer_Memory);
-REF_ENTRY(PJRT_Buffer_Delete);
-REF_ENTRY(PJRT_Buffer_IsDeleted);
-REF_ENTRY(PJRT_Buffer_CopyToDevice);
-REF_ENTRY(PJRT_Buffer_CopyToMemory);
-REF_ENTRY(PJRT_Buffer_ToHostBuffer);
-REF_ENTRY(PJRT_Buffer_CopyRawToHost);
-REF_ENTRY(PJRT_Buffer_IsOnCpu);
-REF_ENTRY(PJRT_Buffer_ReadyEvent);
-REF_ENTRY(PJRT_Buffer_UnsafePointer);
-REF_ENTRY(PJRT_Buffer_IncreaseExternalReferenceCount);
-REF_ENTRY(PJRT_Buffer_DecreaseExternalReferenceCount);
-REF_ENTRY(PJRT_Buffer_OpaqueDeviceMemoryDataPointer);
+/* The PJRT_Api slots the plugin implements, X(name) each, grouped by the file
+ * that defines ref_<name>. ref_api.c gives every other slot of the table
+ * (PJDL_PJRT_API_FOREACH_SLOT) a stub that returns UNIMPLEMENTED. (Not
+ * clang-formatted: it would not keep several entries on a line.) */
+/* clang-format off */
+#define REF_IMPLEMENTED_SLOTS(X)                                                                   \
+    /* ref_error.c */                                                                              \
+    X(PJRT_Error_Destroy) X(PJRT_Error_Message) X(PJRT_Error_GetCode) X(PJRT_Error_ForEachPayload) \
+    /* ref_api.c */                                                                                \
+    X(PJRT_Plugin_Initialize) X(PJRT_Plugin_Attributes)                                            \
+    /* ref_event.c */                                                                              \
+    X(PJRT_Event_Destroy) X(PJRT_Event_IsReady) X(PJRT_Event_Error) X(PJRT_Event_Await)            \
+    X(PJRT_Event_OnReady) X(PJRT_Event_Create) X(PJRT_Event_Set)                                   \
+    /* ref_client.c */                                                                             \
+    X(PJRT_Client_Create) X(PJRT_Client_Destroy) X(PJRT_Client_PlatformName)                       \
+    X(PJRT_Client_ProcessIndex) X(PJRT_Client_PlatformVersion) X(PJRT_Client_Devices)              \
+    X(PJRT_Client_AddressableDevices) X(PJRT_Client_LookupDevice)                                  \
+    X(PJRT_Client_LookupAddressableDevice) X(PJRT_Client_AddressableMemories)                      \
+    X(PJRT_Client_Compile)                                                                         \
+    /* ref_device.c */                                                                             \
+    X(PJRT_DeviceDescription_Id) X(PJRT_DeviceDescription_ProcessIndex)                            \
+    X(PJRT_DeviceDescription_Attributes) X(PJRT_DeviceDescription_Kind)                            \
+    X(PJRT_DeviceDescription_DebugString) X(PJRT_DeviceDescription_ToString)                       \
+    X(PJRT_Device_GetDescription) X(PJRT_Device_IsAddressable) X(PJRT_Device_LocalHardwareId)      \
+    X(PJRT_Device_AddressableMemories) X(PJRT_Device_DefaultMemory) X(PJRT_Device_MemoryStats)     \
+    X(PJRT_Device_GetAttributes) X(PJRT_Device_ClearMemoryStats)                                   \
+    /* ref_memory.c */                                                                             \
+    X(PJRT_Memory_Id) X(PJRT_Memory_Kind) X(PJRT_Memory_Kind_Id) X(PJRT_Memory_DebugString)        \
+    X(PJRT_Memory_ToString) X(PJRT_Memory_AddressableByDevices)                                    \
+    /* ref_buffer.c */                                                                             \
+    X(PJRT_Client_CreateUninitializedBuffer) X(PJRT_Buffer_Destroy) X(PJRT_Buffer_ElementType)     \
+    X(PJRT_Buffer_Dimensions) X(PJRT_Buffer_UnpaddedDimensions)                                    \
+    X(PJRT_Buffer_DynamicDimensionIndices) X(PJRT_Buffer_GetMemoryLayout)                          \
+    X(PJRT_Buffer_OnDeviceSizeInBytes) X(PJRT_Buffer_Device) X(PJRT_Buffer_Memory)                 \
+    X(PJRT_Buffer_Delete) X(PJRT_Buffer_IsDeleted) X(PJRT_Buffer_IsOnCpu)                          \
+    X(PJRT_Buffer_ReadyEvent) X(PJRT_Buffer_UnsafePointer)                                         \
+    X(PJRT_Buffer_IncreaseExternalReferenceCount) X(PJRT_Buffer_DecreaseExternalReferenceCount)    \
+    X(PJRT_Buffer_OpaqueDeviceMemoryDataPointer)                                                   \
+    /* ref_transfer.c */                                                                           \
+    X(PJRT_Client_BufferFromHostBuffer) X(PJRT_Buffer_CopyToDevice) X(PJRT_Buffer_CopyToMemory)    \
+    X(PJRT_Buffer_ToHostBuffer) X(PJRT_Buffer_CopyRawToHost)                                       \
+    /* ref_view.c */                                                                               \
+    X(PJRT_Client_CreateViewOfDeviceBuffer)
+/* clang-format on */
+
+/* Each with the slot's own function type: `PJRT_Event_IsReady ref_PJRT_Event_IsReady;`. */
+#define REF_DECLARE_ENTRY(name) name ref_##name;
+REF_IMPLEMENTED_SLOTS(REF_DECLARE_ENTRY)
+#undef REF_DECLARE_ENTRY
 
 /* The extension chain: the stream extension, then the test extension. */
 PJRT_Extension_Base *ref_extension_chain(void);

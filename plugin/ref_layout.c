@@ -7,8 +7,6 @@
 #include "ref_internal.h"
 #include "strided_copy.h" /* common/: the kernel, shared with libpjrt_dlpack */
 
-#define INVALID(...) ref_error(PJRT_Error_Code_INVALID_ARGUMENT, __VA_ARGS__)
-
 const char *ref_type_name(PJRT_Buffer_Type type) {
     const pjdl__element_type *info = pjdl__element_type_of(type);
     return info ? info->pjrt_name : "unknown";
@@ -17,9 +15,9 @@ const char *ref_type_name(PJRT_Buffer_Type type) {
 PJRT_Error *ref_type_size(PJRT_Buffer_Type type, const char *fn, size_t *size) {
     const pjdl__element_type *info = pjdl__element_type_of(type);
     if (info == NULL)
-        return INVALID("%s: unknown element type %d", fn, (int)type);
+        return REF_INVALID("%s: unknown element type %d", fn, (int)type);
     if (info->bits == 0)
-        return INVALID("%s: element type %s cannot be stored in a buffer", fn, info->pjrt_name);
+        return REF_INVALID("%s: element type %s cannot be stored in a buffer", fn, info->pjrt_name);
     if (info->bits % 8 != 0)
         return ref_error(PJRT_Error_Code_UNIMPLEMENTED,
                          "%s: element type %s is smaller than a byte; the pjrt_ref plugin does not "
@@ -62,10 +60,11 @@ static PJRT_Error *m2m_from_strides(const int64_t *strides, const char *fn, cons
         }
         for (size_t i = 0; i < n; i++)
             if (!used[i] && dims[i] > 1)
-                return INVALID("%s: the byte strides of the requested layout do not describe a "
-                               "dense layout (dimension %zu has stride %lld); only permutations "
-                               "of a compact array are supported",
-                               fn, i, (long long)strides[i]);
+                return REF_INVALID(
+                    "%s: the byte strides of the requested layout do not describe a "
+                    "dense layout (dimension %zu has stride %lld); only permutations "
+                    "of a compact array are supported",
+                    fn, i, (long long)strides[i]);
     }
     /* Dimensions of size 0 or 1 go to the major end, in row-major order. */
     for (size_t i = n; i-- > 0;)
@@ -85,14 +84,14 @@ PJRT_Error *ref_layout_parse(const PJRT_Buffer_MemoryLayout *layout, const char 
     if (layout->type == PJRT_Buffer_MemoryLayout_Type_Tiled) {
         const PJRT_Buffer_MemoryLayout_Tiled *t = &layout->tiled;
         if (t->minor_to_major_size != n)
-            return INVALID("%s: the layout's minor_to_major has %zu entries; the array has %zu "
-                           "dimensions",
-                           fn, t->minor_to_major_size, n);
+            return REF_INVALID("%s: the layout's minor_to_major has %zu entries; the array has %zu "
+                               "dimensions",
+                               fn, t->minor_to_major_size, n);
         if (n > 0 && t->minor_to_major == NULL)
-            return INVALID("%s: the layout's minor_to_major is NULL", fn);
+            return REF_INVALID("%s: the layout's minor_to_major is NULL", fn);
         if (!is_permutation(t->minor_to_major, n))
-            return INVALID("%s: the layout's minor_to_major is not a permutation of 0..%zu", fn,
-                           n ? n - 1 : 0);
+            return REF_INVALID("%s: the layout's minor_to_major is not a permutation of 0..%zu", fn,
+                               n ? n - 1 : 0);
         if (t->num_tiles > 0)
             return ref_error(PJRT_Error_Code_UNIMPLEMENTED,
                              "%s: tiled layouts (%zu tiles) are not supported by the pjrt_ref "
@@ -105,13 +104,13 @@ PJRT_Error *ref_layout_parse(const PJRT_Buffer_MemoryLayout *layout, const char 
     if (layout->type == PJRT_Buffer_MemoryLayout_Type_Strides) {
         const PJRT_Buffer_MemoryLayout_Strides *s = &layout->strides;
         if (s->num_byte_strides != n)
-            return INVALID("%s: the layout has %zu byte strides; the array has %zu dimensions", fn,
-                           s->num_byte_strides, n);
+            return REF_INVALID("%s: the layout has %zu byte strides; the array has %zu dimensions",
+                               fn, s->num_byte_strides, n);
         if (n > 0 && s->byte_strides == NULL)
-            return INVALID("%s: the layout's byte_strides is NULL", fn);
+            return REF_INVALID("%s: the layout's byte_strides is NULL", fn);
         return m2m_from_strides(s->byte_strides, fn, dims, n, element_size, m2m);
     }
-    return INVALID("%s: unknown memory layout type %d", fn, (int)layout->type);
+    return REF_INVALID("%s: unknown memory layout type %d", fn, (int)layout->type);
 }
 
 void ref_dense_strides(const int64_t *dims, size_t n, size_t element_size, const int64_t *m2m,
@@ -142,9 +141,9 @@ PJRT_Error *ref_strides_span(const int64_t *dims, size_t n, size_t element_size,
         if (__builtin_mul_overflow(dims[i] - 1, strides[i], &extent) ||
             (extent > 0 && __builtin_add_overflow(hi, extent, &hi)) ||
             (extent < 0 && __builtin_add_overflow(lo, extent, &lo)))
-            return INVALID("%s: byte strides overflow: dimension %zu of size %lld with stride "
-                           "%lld spans more than 2^63 bytes",
-                           fn, i, (long long)dims[i], (long long)strides[i]);
+            return REF_INVALID("%s: byte strides overflow: dimension %zu of size %lld with stride "
+                               "%lld spans more than 2^63 bytes",
+                               fn, i, (long long)dims[i], (long long)strides[i]);
     }
     *min_offset = lo;
     *max_offset = hi;

@@ -182,57 +182,19 @@ bool ref_memory_contains(ref_memory *memory, const void *ptr, size_t size) {
 
 /* ---------------------------------------------------------- entry points */
 
-#define CHECK_MEMORY(args, fn) REF_RETURN_IF_NULL((args)->memory, fn, "memory")
+REF_DEFINE_QUERY(PJRT_Memory_Id, memory, args->id = REF_MEMORY(self)->id;)
+REF_DEFINE_QUERY(PJRT_Memory_Kind, memory, REF_SET_STRING(args->kind, REF_MEMORY(self)->kind_name);)
+REF_DEFINE_QUERY(PJRT_Memory_Kind_Id, memory, args->kind_id = (int)REF_MEMORY(self)->kind;)
+REF_DEFINE_QUERY(PJRT_Memory_DebugString, memory,
+                 REF_SET_STRING(args->debug_string, REF_MEMORY(self)->debug_string);)
+REF_DEFINE_QUERY(PJRT_Memory_ToString, memory,
+                 REF_SET_STRING(args->to_string, REF_MEMORY(self)->to_string);)
 
-PJRT_Error *ref_PJRT_Memory_Id(PJRT_Memory_Id_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Memory_Id_Args);
-    CHECK_MEMORY(args, "PJRT_Memory_Id");
-    args->id = REF_MEMORY(args->memory)->id;
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_Memory_Kind(PJRT_Memory_Kind_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Memory_Kind_Args);
-    CHECK_MEMORY(args, "PJRT_Memory_Kind");
-    args->kind = REF_MEMORY(args->memory)->kind_name;
-    args->kind_size = strlen(REF_MEMORY(args->memory)->kind_name);
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_Memory_Kind_Id(PJRT_Memory_Kind_Id_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Memory_Kind_Id_Args);
-    CHECK_MEMORY(args, "PJRT_Memory_Kind_Id");
-    args->kind_id = (int)REF_MEMORY(args->memory)->kind;
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_Memory_DebugString(PJRT_Memory_DebugString_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Memory_DebugString_Args);
-    CHECK_MEMORY(args, "PJRT_Memory_DebugString");
-    args->debug_string = REF_MEMORY(args->memory)->debug_string;
-    args->debug_string_size = strlen(REF_MEMORY(args->memory)->debug_string);
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_Memory_ToString(PJRT_Memory_ToString_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Memory_ToString_Args);
-    CHECK_MEMORY(args, "PJRT_Memory_ToString");
-    args->to_string = REF_MEMORY(args->memory)->to_string;
-    args->to_string_size = strlen(REF_MEMORY(args->memory)->to_string);
-    return NULL;
-}
-
-PJRT_Error *ref_PJRT_Memory_AddressableByDevices(PJRT_Memory_AddressableByDevices_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Memory_AddressableByDevices_Args);
-    CHECK_MEMORY(args, "PJRT_Memory_AddressableByDevices");
-    /* Each memory belongs to exactly one device; the device struct holds the
-     * pointer the caller gets a view of. */
-    PJRT_Device *const *devices =
-        &REF_MEMORY(args->memory)->client->devices[REF_MEMORY(args->memory)->device->id];
-    args->devices = devices;
-    args->num_devices = 1;
-    return NULL;
-}
+/* Each memory belongs to exactly one device; the client's device array holds
+ * the pointer the caller gets a view of. */
+REF_DEFINE_QUERY(PJRT_Memory_AddressableByDevices, memory,
+                 args->devices = &REF_MEMORY(self)->client->devices[REF_MEMORY(self)->device->id];
+                 args->num_devices = 1;)
 
 /* --------------------------------------------------------- user data */
 

@@ -7,11 +7,6 @@
 
 #include "ref_internal.h"
 
-#define INVALID(...) ref_error(PJRT_Error_Code_INVALID_ARGUMENT, __VA_ARGS__)
-
-PJRT_Error *ref_resolve_memory(PJRT_Client *client, PJRT_Device *device, ref_memory *memory,
-                               const char *fn, ref_memory **out);
-
 /* A queued copy: waits for `op.wait` (the source's ready event, if any),
  * simulates the transfer (delay, injected fault), copies, then completes
  * `done` (the source may be released) and `ready` (the destination holds
@@ -114,13 +109,6 @@ static ref_stream *stream_of(ref_memory *memory) {
     return memory->client->platform == REF_PLATFORM_XPU ? memory->device->stream : NULL;
 }
 
-static PJRT_Error *check_alive(PJRT_Client *client, const char *fn) {
-    if (atomic_load(&client->destroyed))
-        return ref_error(PJRT_Error_Code_FAILED_PRECONDITION, "%s: the client has been destroyed",
-                         fn);
-    return NULL;
-}
-
 /* ------------------------------------------------------ host to device */
 
 static PJRT_Error *host_strides(PJRT_Client_BufferFromHostBuffer_Args *args, const ref_shape *shape,
@@ -134,10 +122,10 @@ static PJRT_Error *host_strides(PJRT_Client_BufferFromHostBuffer_Args *args, con
         return NULL;
     }
     if (args->num_byte_strides != n)
-        return INVALID("%s: %zu byte strides for an array of %zu dimensions", fn,
-                       args->num_byte_strides, n);
+        return REF_INVALID("%s: %zu byte strides for an array of %zu dimensions", fn,
+                           args->num_byte_strides, n);
     if (args->byte_strides == NULL)
-        return INVALID("%s: byte_strides is NULL but num_byte_strides is %zu", fn, n);
+        return REF_INVALID("%s: byte_strides is NULL but num_byte_strides is %zu", fn, n);
     memcpy(strides, args->byte_strides, n * sizeof(int64_t));
     int64_t lo = 0, hi = 0;
     return ref_strides_span(shape->dims, n, shape->element_size, strides, fn, &lo, &hi);
@@ -203,10 +191,9 @@ static void set_host_source(transfer_op *t, const ref_shape *shape, const void *
 
 PJRT_Error *ref_PJRT_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args *args) {
     static const char fn[] = "PJRT_Client_BufferFromHostBuffer";
-    REF_CHECK_ARGS(args, PJRT_Client_BufferFromHostBuffer_Args);
-    REF_RETURN_IF_NULL(args->client, fn, "client");
+    REF_CHECK_ENTRY(args, PJRT_Client_BufferFromHostBuffer, client);
     PJRT_Client *client = args->client;
-    PJRT_Error *err = check_alive(client, fn);
+    PJRT_Error *err = ref_check_alive(client, fn);
     ref_memory *memory = NULL;
     if (err == NULL)
         err = ref_resolve_memory(client, args->device, REF_MEMORY(args->memory), fn, &memory);
@@ -220,10 +207,10 @@ PJRT_Error *ref_PJRT_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffe
     if (err != NULL)
         return err;
     if (args->data == NULL && shape.size > 0)
-        return INVALID("%s: data is NULL for an array of %zu bytes", fn, shape.size);
+        return REF_INVALID("%s: data is NULL for an array of %zu bytes", fn, shape.size);
     PJRT_HostBufferSemantics sem = args->host_buffer_semantics;
     if (!known_semantics(sem))
-        return INVALID("%s: unknown host_buffer_semantics %d", fn, (int)sem);
+        return REF_INVALID("%s: unknown host_buffer_semantics %d", fn, (int)sem);
     bool zero_copy = sem == PJRT_HostBufferSemantics_kImmutableZeroCopy ||
                      sem == PJRT_HostBufferSemantics_kMutableZeroCopy;
     ref_stream *stream = stream_of(memory);
@@ -279,6 +266,35 @@ PJRT_Error *ref_PJRT_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffe
 
 /* ------------------------------------------------------ device to host */
 
+/* The storage of buffer `b`, the source of a transfer: the client must be
+ * alive and the buffer not deleted. */
+static PJRT_Error *acquire_source(PJRT_Buffer *b, const char *fn, ref_mem **src) {
+    PJRT_Error *err = ref_check_alive(b->client, fn);
+    return err != NULL ? err : ref_buffer_acquire(b, fn, src);
+}
+
+/* A transfer that reads `src` (taken), the storage of `b`, once b's ready
+ * event completes; *event, a new event, completes when the copy is done.
+ * NULL when out of memory (src is then released). */
+static transfer_op *transfer_reading(PJRT_Buffer *b, ref_mem *src, const char *what,
+                                     size_t num_dims, size_t element_size, const int64_t *dims,
+                                     PJRT_Event **event) {
+    transfer_op *t = transfer_new(b->client, what, num_dims, element_size, dims);
+    PJRT_Event *e = ref_event_new();
+    if (t == NULL || e == NULL) {
+        ref_free(b->client, t);
+        ref_event_release(e);
+        ref_mem_release(src);
+        return NULL;
+    }
+    t->src_mem = src;
+    t->src = src->data;
+    t->op.wait = ref_event_retain(b->ready);
+    t->ready = ref_event_retain(e);
+    *event = e;
+    return t;
+}
+
 static PJRT_Error *host_layout_strides(PJRT_Buffer *b, const PJRT_Buffer_MemoryLayout *layout,
                                        const char *fn, int64_t *strides, size_t *needed) {
     if (layout == NULL) {
@@ -298,13 +314,13 @@ static PJRT_Error *host_layout_strides(PJRT_Buffer *b, const PJRT_Buffer_MemoryL
         return NULL;
     }
     if (layout->type != PJRT_Buffer_MemoryLayout_Type_Strides)
-        return INVALID("%s: unknown host_layout type %d", fn, (int)layout->type);
+        return REF_INVALID("%s: unknown host_layout type %d", fn, (int)layout->type);
     const PJRT_Buffer_MemoryLayout_Strides *s = &layout->strides;
     if (s->num_byte_strides != b->num_dims)
-        return INVALID("%s: host_layout has %zu byte strides; the buffer has %zu dimensions", fn,
-                       s->num_byte_strides, b->num_dims);
+        return REF_INVALID("%s: host_layout has %zu byte strides; the buffer has %zu dimensions",
+                           fn, s->num_byte_strides, b->num_dims);
     if (b->num_dims > 0 && s->byte_strides == NULL)
-        return INVALID("%s: host_layout byte_strides is NULL", fn);
+        return REF_INVALID("%s: host_layout byte_strides is NULL", fn);
     memcpy(strides, s->byte_strides, b->num_dims * sizeof(int64_t));
     int64_t lo = 0, hi = 0;
     PJRT_Error *err =
@@ -312,19 +328,18 @@ static PJRT_Error *host_layout_strides(PJRT_Buffer *b, const PJRT_Buffer_MemoryL
     if (err != NULL)
         return err;
     if (lo < 0)
-        return INVALID("%s: host_layout has negative byte strides; dst is the start of the "
-                       "destination, so every offset must be non-negative",
-                       fn);
+        return REF_INVALID("%s: host_layout has negative byte strides; dst is the start of the "
+                           "destination, so every offset must be non-negative",
+                           fn);
     if (!ref_strides_disjoint(b->dims, b->num_dims, b->element_size, strides))
-        return INVALID("%s: host_layout byte strides make elements overlap", fn);
+        return REF_INVALID("%s: host_layout byte strides make elements overlap", fn);
     *needed = b->size == 0 ? 0 : (size_t)hi;
     return NULL;
 }
 
 PJRT_Error *ref_PJRT_Buffer_ToHostBuffer(PJRT_Buffer_ToHostBuffer_Args *args) {
     static const char fn[] = "PJRT_Buffer_ToHostBuffer";
-    REF_CHECK_ARGS(args, PJRT_Buffer_ToHostBuffer_Args);
-    REF_RETURN_IF_NULL(args->src, fn, "src");
+    REF_CHECK_ENTRY(args, PJRT_Buffer_ToHostBuffer, src);
     PJRT_Buffer *b = args->src;
     int64_t dst_strides[REF_MAX_DIMS];
     size_t needed = 0;
@@ -337,29 +352,19 @@ PJRT_Error *ref_PJRT_Buffer_ToHostBuffer(PJRT_Buffer_ToHostBuffer_Args *args) {
         return NULL;
     }
     if (args->dst_size < needed)
-        return INVALID("%s: dst_size is %zu bytes; the buffer needs %zu", fn, args->dst_size,
-                       needed);
-    if ((err = check_alive(b->client, fn)) != NULL)
-        return err;
+        return REF_INVALID("%s: dst_size is %zu bytes; the buffer needs %zu", fn, args->dst_size,
+                           needed);
     ref_mem *src;
-    if ((err = ref_buffer_acquire(b, fn, &src)) != NULL)
+    if ((err = acquire_source(b, fn, &src)) != NULL)
         return err;
-    transfer_op *t =
-        transfer_new(b->client, "a device-to-host transfer", b->num_dims, b->element_size, b->dims);
-    PJRT_Event *event = ref_event_new();
-    if (t == NULL || event == NULL) {
-        ref_free(b->client, t);
-        ref_event_release(event);
-        ref_mem_release(src);
+    PJRT_Event *event = NULL;
+    transfer_op *t = transfer_reading(b, src, "a device-to-host transfer", b->num_dims,
+                                      b->element_size, b->dims, &event);
+    if (t == NULL)
         return ref_error_oom(fn);
-    }
-    t->src_mem = src;
-    t->src = src->data;
     memcpy(t->src_strides, b->strides, b->num_dims * sizeof(int64_t));
     t->dst = args->dst;
     memcpy(t->dst_strides, dst_strides, sizeof(t->dst_strides));
-    t->op.wait = ref_event_retain(b->ready);
-    t->ready = ref_event_retain(event);
     transfer_submit(t, stream_of(b->memory));
     args->event = event;
     return NULL;
@@ -374,23 +379,18 @@ static PJRT_Error *copy_to(PJRT_Buffer *b, ref_memory *dst_memory, const char *f
         return err;
     /* Copying into the buffer's own memory is a plain copy, as in XLA: JAX
      * asks for it with jax.device_put(x, x.device, may_alias=False). */
-    if ((err = check_alive(b->client, fn)) != NULL)
-        return err;
     ref_mem *src;
-    if ((err = ref_buffer_acquire(b, fn, &src)) != NULL)
+    if ((err = acquire_source(b, fn, &src)) != NULL)
         return err;
     ref_mem *dst;
     if ((err = ref_mem_alloc(dst_memory, b->size, &dst)) != NULL) {
         ref_mem_release(src);
         return err;
     }
-    transfer_op *t =
-        transfer_new(b->client, "a device-to-device copy", b->num_dims, b->element_size, b->dims);
-    PJRT_Event *ready = ref_event_new();
-    if (t == NULL || ready == NULL) {
-        ref_free(b->client, t);
-        ref_event_release(ready);
-        ref_mem_release(src);
+    PJRT_Event *ready = NULL;
+    transfer_op *t = transfer_reading(b, src, "a device-to-device copy", b->num_dims,
+                                      b->element_size, b->dims, &ready);
+    if (t == NULL) {
         ref_mem_release(dst);
         return ref_error_oom(fn);
     }
@@ -399,14 +399,10 @@ static PJRT_Error *copy_to(PJRT_Buffer *b, ref_memory *dst_memory, const char *f
     memcpy(shape.dims, b->dims, b->num_dims * sizeof(int64_t));
     memcpy(shape.minor_to_major, b->minor_to_major, b->num_dims * sizeof(int64_t));
     memcpy(shape.strides, b->strides, b->num_dims * sizeof(int64_t));
-    t->src_mem = src;
-    t->src = src->data;
     t->dst_mem = ref_mem_retain(dst);
     t->dst = dst->data;
     memcpy(t->src_strides, b->strides, b->num_dims * sizeof(int64_t));
     memcpy(t->dst_strides, b->strides, b->num_dims * sizeof(int64_t));
-    t->op.wait = ref_event_retain(b->ready);
-    t->ready = ref_event_retain(ready);
     PJRT_Buffer *nb;
     if ((err = ref_buffer_new(dst_memory, &shape, dst, ready, &nb)) != NULL) {
         t->ready = NULL;
@@ -423,8 +419,7 @@ static PJRT_Error *copy_to(PJRT_Buffer *b, ref_memory *dst_memory, const char *f
 
 PJRT_Error *ref_PJRT_Buffer_CopyToDevice(PJRT_Buffer_CopyToDevice_Args *args) {
     static const char fn[] = "PJRT_Buffer_CopyToDevice";
-    REF_CHECK_ARGS(args, PJRT_Buffer_CopyToDevice_Args);
-    REF_RETURN_IF_NULL(args->buffer, fn, "buffer");
+    REF_CHECK_ENTRY(args, PJRT_Buffer_CopyToDevice, buffer);
     PJRT_Error *err = ref_check_device(args->buffer->client, args->dst_device, fn);
     if (err != NULL)
         return err;
@@ -433,8 +428,7 @@ PJRT_Error *ref_PJRT_Buffer_CopyToDevice(PJRT_Buffer_CopyToDevice_Args *args) {
 
 PJRT_Error *ref_PJRT_Buffer_CopyToMemory(PJRT_Buffer_CopyToMemory_Args *args) {
     static const char fn[] = "PJRT_Buffer_CopyToMemory";
-    REF_CHECK_ARGS(args, PJRT_Buffer_CopyToMemory_Args);
-    REF_RETURN_IF_NULL(args->buffer, fn, "buffer");
+    REF_CHECK_ENTRY(args, PJRT_Buffer_CopyToMemory, buffer);
     return copy_to(args->buffer, REF_MEMORY(args->dst_memory), fn, &args->dst_buffer);
 }
 
@@ -442,35 +436,27 @@ PJRT_Error *ref_PJRT_Buffer_CopyToMemory(PJRT_Buffer_CopyToMemory_Args *args) {
 
 PJRT_Error *ref_PJRT_Buffer_CopyRawToHost(PJRT_Buffer_CopyRawToHost_Args *args) {
     static const char fn[] = "PJRT_Buffer_CopyRawToHost";
-    REF_CHECK_ARGS(args, PJRT_Buffer_CopyRawToHost_Args);
-    REF_RETURN_IF_NULL(args->buffer, fn, "buffer");
+    REF_CHECK_ENTRY(args, PJRT_Buffer_CopyRawToHost, buffer);
     PJRT_Buffer *b = args->buffer;
     if (args->offset < 0 || args->transfer_size < 0 || (uint64_t)args->offset > b->size ||
         (uint64_t)args->transfer_size > b->size - (uint64_t)args->offset)
-        return INVALID("%s: [offset %lld, +%lld bytes) is outside the buffer's %zu bytes", fn,
-                       (long long)args->offset, (long long)args->transfer_size, b->size);
+        return REF_INVALID("%s: [offset %lld, +%lld bytes) is outside the buffer's %zu bytes", fn,
+                           (long long)args->offset, (long long)args->transfer_size, b->size);
     if (args->dst == NULL && args->transfer_size > 0)
-        return INVALID("%s: dst is NULL", fn);
-    PJRT_Error *err = check_alive(b->client, fn);
+        return REF_INVALID("%s: dst is NULL", fn);
     ref_mem *src;
-    if (err != NULL || (err = ref_buffer_acquire(b, fn, &src)) != NULL)
+    PJRT_Error *err = acquire_source(b, fn, &src);
+    if (err != NULL)
         return err;
     int64_t dims[1] = {args->transfer_size};
-    transfer_op *t = transfer_new(b->client, "a raw device-to-host transfer", 1, 1, dims);
-    PJRT_Event *event = ref_event_new();
-    if (t == NULL || event == NULL) {
-        ref_free(b->client, t);
-        ref_event_release(event);
-        ref_mem_release(src);
+    PJRT_Event *event = NULL;
+    transfer_op *t = transfer_reading(b, src, "a raw device-to-host transfer", 1, 1, dims, &event);
+    if (t == NULL)
         return ref_error_oom(fn);
-    }
-    t->src_mem = src;
-    t->src = (const char *)src->data + args->offset;
+    t->src += args->offset;
     t->src_strides[0] = 1;
     t->dst = args->dst;
     t->dst_strides[0] = 1;
-    t->op.wait = ref_event_retain(b->ready);
-    t->ready = ref_event_retain(event);
     transfer_submit(t, stream_of(b->memory));
     args->event = event;
     return NULL;

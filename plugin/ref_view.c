@@ -3,11 +3,6 @@
 
 #include "ref_internal.h"
 
-#define INVALID(...) ref_error(PJRT_Error_Code_INVALID_ARGUMENT, __VA_ARGS__)
-
-PJRT_Error *ref_resolve_memory(PJRT_Client *client, PJRT_Device *device, ref_memory *memory,
-                               const char *fn, ref_memory **out);
-
 typedef struct signal_op {
     ref_op op;
     PJRT_Client *client;
@@ -28,19 +23,20 @@ static void signal_run(ref_op *op, PJRT_Error_Code status, const char *message) 
 static PJRT_Error *check_address(ref_memory *memory, void *ptr, const ref_shape *shape,
                                  const char *fn) {
     if (ptr == NULL)
-        return INVALID("%s: device_buffer_ptr is NULL", fn);
+        return REF_INVALID("%s: device_buffer_ptr is NULL", fn);
     /* Element sizes are powers of two (ref_type_size): a mask, not a
      * division, on this per-view path. */
     if (((uintptr_t)ptr & (shape->element_size - 1)) != 0)
-        return INVALID("%s: device_buffer_ptr %p is not aligned to the %zu-byte size of element "
-                       "type %s",
-                       fn, ptr, shape->element_size, ref_type_name(shape->type));
+        return REF_INVALID(
+            "%s: device_buffer_ptr %p is not aligned to the %zu-byte size of element "
+            "type %s",
+            fn, ptr, shape->element_size, ref_type_name(shape->type));
     /* Simulated device memory: only addresses inside a live allocation of
      * this memory are device addresses, as a real runtime would check. */
     if (memory->client->platform == REF_PLATFORM_XPU && memory->kind == REF_MEMORY_DEVICE &&
         !ref_memory_contains(memory, ptr, shape->size))
-        return INVALID("%s: [%p, +%zu bytes) is not inside a live allocation of %s", fn, ptr,
-                       shape->size, memory->debug_string);
+        return REF_INVALID("%s: [%p, +%zu bytes) is not inside a live allocation of %s", fn, ptr,
+                           shape->size, memory->debug_string);
     return NULL;
 }
 
@@ -54,16 +50,15 @@ ref_PJRT_Client_CreateViewOfDeviceBuffer(PJRT_Client_CreateViewOfDeviceBuffer_Ar
      * that a client's mistake shows here, not on a real plugin. */
     REF_RETURN_IF_NULL(args->on_delete_callback, fn, "on_delete_callback");
     PJRT_Client *client = args->client;
-    if (atomic_load(&client->destroyed))
-        return ref_error(PJRT_Error_Code_FAILED_PRECONDITION, "%s: the client has been destroyed",
-                         fn);
+    PJRT_Error *err = ref_check_alive(client, fn);
+    if (err != NULL)
+        return err;
     ref_memory *requested = REF_HAS_FIELD(args, PJRT_Client_CreateViewOfDeviceBuffer_Args, memory)
                                 ? REF_MEMORY(args->memory)
                                 : NULL;
     ref_memory *memory = NULL;
     /* `device` is ignored when `memory` is given. */
-    PJRT_Error *err =
-        ref_resolve_memory(client, requested ? NULL : args->device, requested, fn, &memory);
+    err = ref_resolve_memory(client, requested ? NULL : args->device, requested, fn, &memory);
     ref_shape shape;
     if (err == NULL)
         err = ref_shape_init(&shape, fn, args->element_type, args->dims, args->num_dims,
@@ -75,14 +70,14 @@ ref_PJRT_Client_CreateViewOfDeviceBuffer(PJRT_Client_CreateViewOfDeviceBuffer_Ar
     ref_stream *stream = NULL;
     if (args->stream != 0) {
         if (client->platform == REF_PLATFORM_CPU)
-            return INVALID("%s: stream is %#lx but platform cpu has no streams; pass 0", fn,
-                           (unsigned long)args->stream);
+            return REF_INVALID("%s: stream is %#lx but platform cpu has no streams; pass 0", fn,
+                               (unsigned long)args->stream);
         if ((err = ref_stream_lookup(args->stream, fn, &stream)) != NULL)
             return err;
         if (stream->device != memory->device)
-            return INVALID("%s: the stream belongs to %s, the memory to %s", fn,
-                           stream->device->description.debug_string,
-                           memory->device->description.debug_string);
+            return REF_INVALID("%s: the stream belongs to %s, the memory to %s", fn,
+                               stream->device->description.debug_string,
+                               memory->device->description.debug_string);
     }
     PJRT_Event *ready = stream ? ref_event_new() : ref_event_new_ready(PJRT_Error_Code_OK, NULL);
     signal_op *op = stream ? ref_alloc(client, sizeof(*op)) : NULL;
