@@ -27,6 +27,21 @@ static const PJRT_Ref_Extension *pu_ext;
 static const PJRT_Stream_Extension *pu_stream_ext;
 static void *pu_handle;
 
+/* Uses `api`, a table already loaded (by the library, for a test that has
+ * one), and finds its extensions; pu_load calls it for the table it loads. */
+static inline const PJRT_Api *pu_use(const PJRT_Api *api) {
+    pu_api = api;
+    pu_ext = NULL;
+    pu_stream_ext = NULL;
+    for (PJRT_Extension_Base *e = api->extension_start; e != NULL; e = e->next) {
+        if (e->type == PJRT_REF_EXTENSION_TYPE)
+            pu_ext = (const PJRT_Ref_Extension *)e;
+        if (e->type == PJRT_Extension_Type_Stream)
+            pu_stream_ext = (const PJRT_Stream_Extension *)e;
+    }
+    return api;
+}
+
 static inline const PJRT_Api *pu_load(void) {
     if (pu_api != NULL)
         return pu_api;
@@ -45,14 +60,7 @@ static inline const PJRT_Api *pu_load(void) {
         fprintf(stderr, "GetPjrtApi not found in %s\n", path);
         abort();
     }
-    pu_api = get();
-    for (PJRT_Extension_Base *e = pu_api->extension_start; e != NULL; e = e->next) {
-        if (e->type == PJRT_REF_EXTENSION_TYPE)
-            pu_ext = (const PJRT_Ref_Extension *)e;
-        if (e->type == PJRT_Extension_Type_Stream)
-            pu_stream_ext = (const PJRT_Stream_Extension *)e;
-    }
-    return pu_api;
+    return pu_use(get());
 }
 
 /* Closes the plugin (so valgrind sees no loader allocations left). */
@@ -177,6 +185,15 @@ static inline int64_t pu_live_process(void) {
     return a.process_allocations;
 }
 
+/* Makes the plugin's nth allocation from now on fail (0: none); returns how
+ * many allocations it made since the previous call. */
+static inline int64_t pu_fail_allocation(int64_t nth) {
+    PJRT_Ref_FailAllocation_Args a = {.struct_size = PJRT_Ref_FailAllocation_Args_STRUCT_SIZE,
+                                      .nth = nth};
+    PU_OK(pu_ext->fail_allocation(&a));
+    return a.allocations_since_last;
+}
+
 /* Destroys a client after asserting none of its buffers leaked. */
 static inline void pu_destroy_client(PJRT_Client *client) {
     assert_int_equal(pu_live(client), 0);
@@ -243,6 +260,18 @@ static inline bool pu_is_ready(PJRT_Event *e) {
     return a.is_ready;
 }
 
+/* Finishes an asynchronous call: returns the call's error `err`, or else
+ * awaits the event it returned in *event (read after the call), destroys it
+ * and returns the event's error. */
+static inline PJRT_Error *pu_finish(PJRT_Error *err, PJRT_Event *const *event) {
+    if (err != NULL)
+        return err;
+    assert_non_null(*event);
+    err = pu_await(*event);
+    pu_destroy_event(*event);
+    return err;
+}
+
 /* Runs a BufferFromHostBuffer call, awaits and frees its done event; the
  * buffer may not be ready yet (xpu). */
 static inline PJRT_Buffer *pu_h2d_async(PJRT_Client_BufferFromHostBuffer_Args *a) {
@@ -302,6 +331,12 @@ static inline void *pu_pointer(PJRT_Buffer *b) {
     return a.device_memory_ptr;
 }
 
+static inline PJRT_Device *pu_buffer_device(PJRT_Buffer *b) {
+    PJRT_Buffer_Device_Args a = {.struct_size = PJRT_Buffer_Device_Args_STRUCT_SIZE, .buffer = b};
+    PU_OK(pu_api->PJRT_Buffer_Device(&a));
+    return a.device;
+}
+
 static inline PJRT_Event *pu_ready_event(PJRT_Buffer *b) {
     PJRT_Buffer_ReadyEvent_Args a = {.struct_size = PJRT_Buffer_ReadyEvent_Args_STRUCT_SIZE,
                                      .buffer = b};
@@ -318,13 +353,33 @@ static inline PJRT_Error *pu_to_host(PJRT_Buffer *b, void *dst, size_t size,
                                        .host_layout = layout,
                                        .dst = dst,
                                        .dst_size = size};
-    PJRT_Error *err = pu_api->PJRT_Buffer_ToHostBuffer(&a);
-    if (err != NULL)
-        return err;
-    assert_non_null(a.event);
-    err = pu_await(a.event);
-    pu_destroy_event(a.event);
-    return err;
+    return pu_finish(pu_api->PJRT_Buffer_ToHostBuffer(&a), &a.event);
+}
+
+/* A layout of `n` entries: minor_to_major (type Tiled, no tiles) or byte
+ * strides (type Strides). */
+static inline PJRT_Buffer_MemoryLayout pu_layout(PJRT_Buffer_MemoryLayout_Type type,
+                                                 const int64_t *entries, size_t n) {
+    PJRT_Buffer_MemoryLayout l = {.struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE,
+                                  .type = type};
+    if (type == PJRT_Buffer_MemoryLayout_Type_Tiled) {
+        l.tiled.struct_size = PJRT_Buffer_MemoryLayout_Tiled_STRUCT_SIZE;
+        l.tiled.minor_to_major = entries;
+        l.tiled.minor_to_major_size = n;
+    } else {
+        l.strides.struct_size = PJRT_Buffer_MemoryLayout_Strides_STRUCT_SIZE;
+        l.strides.byte_strides = entries;
+        l.strides.num_byte_strides = n;
+    }
+    return l;
+}
+
+static inline PJRT_Buffer_MemoryLayout pu_tiled(const int64_t *minor_to_major, size_t n) {
+    return pu_layout(PJRT_Buffer_MemoryLayout_Type_Tiled, minor_to_major, n);
+}
+
+static inline PJRT_Buffer_MemoryLayout pu_strided(const int64_t *byte_strides, size_t n) {
+    return pu_layout(PJRT_Buffer_MemoryLayout_Type_Strides, byte_strides, n);
 }
 
 /* A view with an on_delete counter. */
@@ -355,5 +410,56 @@ static inline PJRT_Client_CreateViewOfDeviceBuffer_Args pu_view_args(PJRT_Client
         .on_delete_callback_arg = deleted};
     return a;
 }
+
+/* ------------------------------------------------------------------ main */
+
+/* Two cmocka tests of `f`, one per platform of the reference plugin: *state
+ * is the platform's name, "cpu" or "xpu". */
+#define PU_PLATFORM_TEST(f, platform)                                                              \
+    { #f "(" platform ")", f, NULL, NULL, (void *)platform }
+#define PU_PER_PLATFORM_TESTS(f) PU_PLATFORM_TEST(f, "cpu"), PU_PLATFORM_TEST(f, "xpu")
+
+/* The client a test group shares (see pu_run_tests), and whether the group
+ * teardown destroyed it cleanly (cmocka 1.1 does not fail a run whose group
+ * fixture failed). */
+static PJRT_Client **pu_shared_client;
+static bool pu_shared_clean;
+
+static inline int pu_shared_setup(void **state) {
+    (void)state;
+    PJRT_NamedValue o[2] = {pu_opt_string("platform", "cpu"), pu_opt_int("num_devices", 2)};
+    *pu_shared_client = pu_client(o, 2);
+    return 0;
+}
+
+static inline int pu_shared_teardown(void **state) {
+    (void)state;
+    pu_destroy_client(*pu_shared_client);
+    *pu_shared_client = NULL;
+    pu_shared_clean = true;
+    return 0;
+}
+
+/* The main of a plugin test: loads the plugin, runs `tests` as one group and
+ * unloads it. Unless `shared` is NULL the group shares *shared, a cpu client
+ * with two devices made before the first test and destroyed after the last;
+ * the run fails if a buffer of it leaked. */
+static inline int pu_run_tests(const char *name, const struct CMUnitTest *tests, size_t n,
+                               PJRT_Client **shared) {
+    pu_load();
+    pu_shared_client = shared;
+    pu_shared_clean = false;
+    int rc = _cmocka_run_group_tests(name, tests, n, shared ? pu_shared_setup : NULL,
+                                     shared ? pu_shared_teardown : NULL);
+    pu_unload();
+    if (rc == 0 && shared != NULL && !pu_shared_clean) {
+        fprintf(stderr, "%s: the shared client's setup or teardown failed\n", name);
+        rc = 1;
+    }
+    return rc;
+}
+
+#define PU_RUN_TESTS(tests, shared)                                                                \
+    pu_run_tests(#tests, tests, sizeof(tests) / sizeof((tests)[0]), shared)
 
 #endif

@@ -6,12 +6,6 @@
 
 #include "plugin_util.h"
 
-static void set_fail(int64_t nth) {
-    PJRT_Ref_FailAllocation_Args a = {.struct_size = PJRT_Ref_FailAllocation_Args_STRUCT_SIZE,
-                                      .nth = nth};
-    PU_OK(pu_ext->fail_allocation(&a));
-}
-
 /* NULL or RESOURCE_EXHAUSTED: true if the call succeeded. */
 static bool ok(PJRT_Error *err) {
     if (err == NULL)
@@ -96,18 +90,20 @@ out:
     return all;
 }
 
-static void walk(const char *platform) {
+/* Fails each allocation of the scenario in turn on platform *state. */
+static void test_walk(void **state) {
+    const char *platform = *state;
     int64_t baseline = pu_live_process();
     int created = 0, deleted = 0;
-    set_fail(0);
+    pu_fail_allocation(0);
     assert_true(scenario(platform, &created, &deleted));
     assert_int_equal(deleted, 1);
     int failures = 0;
     for (int64_t n = 1; n < 400; n++) {
         created = deleted = 0;
-        set_fail(n);
+        pu_fail_allocation(n);
         bool all = scenario(platform, &created, &deleted);
-        set_fail(0);
+        pu_fail_allocation(0);
         assert_int_equal(deleted, created);
         assert_int_equal(pu_live_process(), baseline);
         if (all)
@@ -118,23 +114,9 @@ static void walk(const char *platform) {
     assert_true(failures > 10);
 }
 
-static void test_cpu(void **state) {
-    (void)state;
-    walk("cpu");
-}
-
-static void test_xpu(void **state) {
-    (void)state;
-    walk("xpu");
-}
-
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cpu),
-        cmocka_unit_test(test_xpu),
+        PU_PER_PLATFORM_TESTS(test_walk),
     };
-    pu_load();
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    pu_unload();
-    return rc;
+    return PU_RUN_TESTS(tests, NULL);
 }

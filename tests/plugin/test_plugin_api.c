@@ -461,8 +461,5 @@ int main(void) {
         cmocka_unit_test(test_memory_stats),
         cmocka_unit_test(test_events),
     };
-    pu_load();
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    pu_unload();
-    return rc;
+    return PU_RUN_TESTS(tests, NULL);
 }

@@ -3,20 +3,12 @@
  * checked element by element. */
 #include "plugin_util.h"
 
-static PJRT_Client *client;
+static PJRT_Client *client; /* cpu, two devices: shared by the tests */
 
-static int setup(void **state) {
-    (void)state;
-    PJRT_NamedValue o[2] = {pu_opt_string("platform", "cpu"), pu_opt_int("num_devices", 2)};
-    client = pu_client(o, 2);
-    return 0;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    pu_destroy_client(client);
-    return 0;
-}
+/* Asserts that BufferFromHostBuffer of the args `a` fails with `code` and a
+ * message that contains `needle`. */
+#define H2D_FAILS(a, code, needle)                                                                 \
+    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&(a)), code, needle)
 
 static const struct {
     PJRT_Buffer_Type type;
@@ -73,60 +65,48 @@ static void test_rejected_types_and_shapes(void **state) {
                                   PJRT_Buffer_Type_U1,       PJRT_Buffer_Type_F6E2M3FN};
     for (size_t i = 0; i < sizeof(subbyte) / sizeof(subbyte[0]); i++) {
         PJRT_Client_BufferFromHostBuffer_Args a = pu_h2d_args(client, data, subbyte[i], dims, 2);
-        PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_UNIMPLEMENTED,
-                        "smaller than a byte");
+        H2D_FAILS(a, PJRT_Error_Code_UNIMPLEMENTED, "smaller than a byte");
     }
     PJRT_Client_BufferFromHostBuffer_Args a =
         pu_h2d_args(client, data, PJRT_Buffer_Type_TOKEN, dims, 2);
-    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_INVALID_ARGUMENT,
-                    "TOKEN");
+    H2D_FAILS(a, PJRT_Error_Code_INVALID_ARGUMENT, "TOKEN");
     a.type = (PJRT_Buffer_Type)999;
-    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_INVALID_ARGUMENT,
-                    "unknown element type 999");
+    H2D_FAILS(a, PJRT_Error_Code_INVALID_ARGUMENT, "unknown element type 999");
     a.type = PJRT_Buffer_Type_F32;
     int64_t neg[2] = {2, -1};
     a.dims = neg;
-    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_INVALID_ARGUMENT,
-                    "dimension 1 is negative");
+    H2D_FAILS(a, PJRT_Error_Code_INVALID_ARGUMENT, "dimension 1 is negative");
     int64_t huge[3] = {INT64_MAX / 2, 4, 4};
     a.dims = huge;
     a.num_dims = 3;
-    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_INVALID_ARGUMENT,
-                    "overflows");
+    H2D_FAILS(a, PJRT_Error_Code_INVALID_ARGUMENT, "overflows");
     int64_t many[65];
     for (int i = 0; i < 65; i++)
         many[i] = 1;
     a.dims = many;
     a.num_dims = 65;
-    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_INVALID_ARGUMENT,
-                    "at most 64");
+    H2D_FAILS(a, PJRT_Error_Code_INVALID_ARGUMENT, "at most 64");
     a.dims = NULL;
     a.num_dims = 2;
-    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_INVALID_ARGUMENT,
-                    "dims is NULL");
+    H2D_FAILS(a, PJRT_Error_Code_INVALID_ARGUMENT, "dims is NULL");
     a.dims = dims;
     a.data = NULL;
-    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_INVALID_ARGUMENT,
-                    "data is NULL");
+    H2D_FAILS(a, PJRT_Error_Code_INVALID_ARGUMENT, "data is NULL");
     a.data = data;
     a.host_buffer_semantics = (PJRT_HostBufferSemantics)17;
-    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_INVALID_ARGUMENT,
-                    "host_buffer_semantics");
+    H2D_FAILS(a, PJRT_Error_Code_INVALID_ARGUMENT, "host_buffer_semantics");
     a.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
     a.device = NULL;
-    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_INVALID_ARGUMENT,
-                    "neither device nor memory");
+    H2D_FAILS(a, PJRT_Error_Code_INVALID_ARGUMENT, "neither device nor memory");
     /* A memory of another device than the one named. */
     a.device = pu_device(client, 0);
     a.memory = pu_memory(pu_device(client, 1), "device");
-    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_INVALID_ARGUMENT,
-                    "is not a memory of device");
+    H2D_FAILS(a, PJRT_Error_Code_INVALID_ARGUMENT, "is not a memory of device");
     /* A device of another client. */
     PJRT_Client *other = pu_cpu_client();
     a.memory = NULL;
     a.device = pu_device(other, 0);
-    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_INVALID_ARGUMENT,
-                    "another client");
+    H2D_FAILS(a, PJRT_Error_Code_INVALID_ARGUMENT, "another client");
     pu_destroy_client(other);
 }
 
@@ -178,9 +158,7 @@ static void test_metadata(void **state) {
         .struct_size = PJRT_Buffer_DynamicDimensionIndices_Args_STRUCT_SIZE, .buffer = b};
     PU_OK(api->PJRT_Buffer_DynamicDimensionIndices(&dd));
     assert_int_equal(dd.num_dynamic_dims, 0);
-    PJRT_Buffer_Device_Args dv = {.struct_size = PJRT_Buffer_Device_Args_STRUCT_SIZE, .buffer = b};
-    PU_OK(api->PJRT_Buffer_Device(&dv));
-    assert_ptr_equal(dv.device, pu_device(client, 1));
+    assert_ptr_equal(pu_buffer_device(b), pu_device(client, 1));
     PJRT_Buffer_Memory_Args m = {.struct_size = PJRT_Buffer_Memory_Args_STRUCT_SIZE, .buffer = b};
     PU_OK(api->PJRT_Buffer_Memory(&m));
     assert_ptr_equal(m.memory, pu_memory(pu_device(client, 1), "device"));
@@ -255,34 +233,13 @@ static void test_host_byte_strides(void **state) {
         pu_h2d_args(client, grid, PJRT_Buffer_Type_S32, dims, 2);
     a.byte_strides = bad;
     a.num_byte_strides = 1;
-    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_INVALID_ARGUMENT,
-                    "1 byte strides for an array of 2 dimensions");
+    H2D_FAILS(a, PJRT_Error_Code_INVALID_ARGUMENT, "1 byte strides for an array of 2 dimensions");
     int64_t overflow[2] = {INT64_MAX / 2, 4};
     a.byte_strides = overflow;
     a.num_byte_strides = 2;
-    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_INVALID_ARGUMENT,
-                    "overflow");
+    H2D_FAILS(a, PJRT_Error_Code_INVALID_ARGUMENT, "overflow");
     a.byte_strides = NULL;
-    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_INVALID_ARGUMENT,
-                    "byte_strides is NULL");
-}
-
-static PJRT_Buffer_MemoryLayout tiled(const int64_t *m2m, size_t n) {
-    PJRT_Buffer_MemoryLayout l = {.struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE,
-                                  .type = PJRT_Buffer_MemoryLayout_Type_Tiled};
-    l.tiled.struct_size = PJRT_Buffer_MemoryLayout_Tiled_STRUCT_SIZE;
-    l.tiled.minor_to_major = m2m;
-    l.tiled.minor_to_major_size = n;
-    return l;
-}
-
-static PJRT_Buffer_MemoryLayout strided(const int64_t *strides, size_t n) {
-    PJRT_Buffer_MemoryLayout l = {.struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE,
-                                  .type = PJRT_Buffer_MemoryLayout_Type_Strides};
-    l.strides.struct_size = PJRT_Buffer_MemoryLayout_Strides_STRUCT_SIZE;
-    l.strides.byte_strides = strides;
-    l.strides.num_byte_strides = n;
-    return l;
+    H2D_FAILS(a, PJRT_Error_Code_INVALID_ARGUMENT, "byte_strides is NULL");
 }
 
 static void test_device_layouts(void **state) {
@@ -293,7 +250,7 @@ static void test_device_layouts(void **state) {
         data[i] = i;
     int64_t dims[3] = {2, 3, 4};
     int64_t m2m[3] = {1, 0, 2};
-    PJRT_Buffer_MemoryLayout layout = tiled(m2m, 3);
+    PJRT_Buffer_MemoryLayout layout = pu_tiled(m2m, 3);
     PJRT_Client_BufferFromHostBuffer_Args a =
         pu_h2d_args(client, data, PJRT_Buffer_Type_S32, dims, 3);
     a.device_layout = &layout;
@@ -314,14 +271,14 @@ static void test_device_layouts(void **state) {
     assert_memory_equal(out, dev, sizeof(out));
     /* To host row-major. */
     int64_t row_major[3] = {2, 1, 0};
-    PJRT_Buffer_MemoryLayout rm = tiled(row_major, 3);
+    PJRT_Buffer_MemoryLayout rm = pu_tiled(row_major, 3);
     PU_OK(pu_to_host(b, out, sizeof(out), &rm));
     assert_memory_equal(out, data, sizeof(out));
     pu_destroy_buffer(b);
 
     /* The same layout given as dense byte strides. */
     int64_t strides[3] = {12, 4, 24};
-    PJRT_Buffer_MemoryLayout sl = strided(strides, 3);
+    PJRT_Buffer_MemoryLayout sl = pu_strided(strides, 3);
     a.device_layout = &sl;
     b = pu_h2d(&a);
     l.buffer = b;
@@ -333,33 +290,27 @@ static void test_device_layouts(void **state) {
 
     /* Rejected: gaps, wrong count, not a permutation, tiles. */
     int64_t gaps[3] = {64, 16, 4};
-    sl = strided(gaps, 3);
-    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_INVALID_ARGUMENT,
-                    "dense layout");
+    sl = pu_strided(gaps, 3);
+    H2D_FAILS(a, PJRT_Error_Code_INVALID_ARGUMENT, "dense layout");
     sl.strides.num_byte_strides = 2;
-    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_INVALID_ARGUMENT,
-                    "2 byte strides");
+    H2D_FAILS(a, PJRT_Error_Code_INVALID_ARGUMENT, "2 byte strides");
     int64_t dup[3] = {0, 0, 2};
-    layout = tiled(dup, 3);
+    layout = pu_tiled(dup, 3);
     a.device_layout = &layout;
-    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_INVALID_ARGUMENT,
-                    "not a permutation");
-    layout = tiled(m2m, 2);
-    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_INVALID_ARGUMENT,
-                    "minor_to_major has 2 entries");
+    H2D_FAILS(a, PJRT_Error_Code_INVALID_ARGUMENT, "not a permutation");
+    layout = pu_tiled(m2m, 2);
+    H2D_FAILS(a, PJRT_Error_Code_INVALID_ARGUMENT, "minor_to_major has 2 entries");
     int64_t tile_dims[1] = {8};
     size_t tile_sizes[1] = {1};
-    layout = tiled(m2m, 3);
+    layout = pu_tiled(m2m, 3);
     layout.tiled.tile_dims = tile_dims;
     layout.tiled.tile_dim_sizes = tile_sizes;
     layout.tiled.num_tiles = 1;
-    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_UNIMPLEMENTED,
-                    "tiled layouts");
+    H2D_FAILS(a, PJRT_Error_Code_UNIMPLEMENTED, "tiled layouts");
     /* The layout's struct_size is not checked (XLA's client leaves it unset:
      * test_plugin_frameworks): the fields are read whatever it says. */
     layout.struct_size = 8;
-    PU_EXPECT_ERROR(pu_api->PJRT_Client_BufferFromHostBuffer(&a), PJRT_Error_Code_UNIMPLEMENTED,
-                    "tiled layouts");
+    H2D_FAILS(a, PJRT_Error_Code_UNIMPLEMENTED, "tiled layouts");
 }
 
 static void test_host_layouts(void **state) {
@@ -373,7 +324,7 @@ static void test_host_layouts(void **state) {
     PJRT_Buffer *b = pu_h2d(&a);
     /* Column-major with padding: rows 4 bytes apart, columns 16 bytes. */
     int64_t strides[2] = {4, 16};
-    PJRT_Buffer_MemoryLayout hl = strided(strides, 2);
+    PJRT_Buffer_MemoryLayout hl = pu_strided(strides, 2);
     PJRT_Buffer_ToHostBuffer_Args q = {
         .struct_size = PJRT_Buffer_ToHostBuffer_Args_STRUCT_SIZE, .src = b, .host_layout = &hl};
     PU_OK(pu_api->PJRT_Buffer_ToHostBuffer(&q));
@@ -392,11 +343,11 @@ static void test_host_layouts(void **state) {
     PU_EXPECT_ERROR(pu_to_host(b, out, q.dst_size - 1, &hl), PJRT_Error_Code_INVALID_ARGUMENT,
                     "dst_size");
     int64_t negative[2] = {-16, 4};
-    hl = strided(negative, 2);
+    hl = pu_strided(negative, 2);
     PU_EXPECT_ERROR(pu_to_host(b, out, sizeof(out), &hl), PJRT_Error_Code_INVALID_ARGUMENT,
                     "negative");
     int64_t overlap[2] = {4, 4};
-    hl = strided(overlap, 2);
+    hl = pu_strided(overlap, 2);
     PU_EXPECT_ERROR(pu_to_host(b, out, sizeof(out), &hl), PJRT_Error_Code_INVALID_ARGUMENT,
                     "overlap");
     PU_EXPECT_ERROR(pu_to_host(NULL, out, sizeof(out), NULL), PJRT_Error_Code_INVALID_ARGUMENT,
@@ -488,10 +439,7 @@ static void test_uninitialized(void **state) {
     PU_OK(pu_api->PJRT_Client_CreateUninitializedBuffer(&u));
     uint16_t out[32];
     PU_OK(pu_to_host(u.buffer, out, sizeof(out), NULL));
-    PJRT_Buffer_Device_Args dv = {.struct_size = PJRT_Buffer_Device_Args_STRUCT_SIZE,
-                                  .buffer = u.buffer};
-    PU_OK(pu_api->PJRT_Buffer_Device(&dv));
-    assert_ptr_equal(dv.device, pu_device(client, 1));
+    assert_ptr_equal(pu_buffer_device(u.buffer), pu_device(client, 1));
     pu_destroy_buffer(u.buffer);
     u.shape_element_type = PJRT_Buffer_Type_U4;
     PU_EXPECT_ERROR(pu_api->PJRT_Client_CreateUninitializedBuffer(&u),
@@ -506,7 +454,7 @@ static void test_copies(void **state) {
     int64_t data[6] = {-1, 2, -3, 4, -5, 6};
     int64_t dims[2] = {3, 2};
     int64_t m2m[2] = {0, 1};
-    PJRT_Buffer_MemoryLayout cm = tiled(m2m, 2);
+    PJRT_Buffer_MemoryLayout cm = pu_tiled(m2m, 2);
     PJRT_Client_BufferFromHostBuffer_Args a =
         pu_h2d_args(client, data, PJRT_Buffer_Type_S64, dims, 2);
     a.device_layout = &cm;
@@ -515,12 +463,9 @@ static void test_copies(void **state) {
                                         .buffer = b,
                                         .dst_device = pu_device(client, 1)};
     PU_OK(pu_api->PJRT_Buffer_CopyToDevice(&cd));
-    PJRT_Buffer_Device_Args dv = {.struct_size = PJRT_Buffer_Device_Args_STRUCT_SIZE,
-                                  .buffer = cd.dst_buffer};
-    PU_OK(pu_api->PJRT_Buffer_Device(&dv));
-    assert_ptr_equal(dv.device, pu_device(client, 1));
+    assert_ptr_equal(pu_buffer_device(cd.dst_buffer), pu_device(client, 1));
     int64_t row_major[2] = {1, 0};
-    PJRT_Buffer_MemoryLayout rm = tiled(row_major, 2);
+    PJRT_Buffer_MemoryLayout rm = pu_tiled(row_major, 2);
     int64_t out[6];
     PU_OK(pu_to_host(cd.dst_buffer, out, sizeof(out), &rm));
     assert_memory_equal(out, data, sizeof(data));
@@ -562,12 +507,7 @@ static PJRT_Error *raw_to_host(PJRT_Buffer *b, void *dst, int64_t offset, int64_
                                         .dst = dst,
                                         .offset = offset,
                                         .transfer_size = size};
-    PJRT_Error *err = pu_api->PJRT_Buffer_CopyRawToHost(&r);
-    if (err != NULL)
-        return err;
-    err = pu_await(r.event);
-    pu_destroy_event(r.event);
-    return err;
+    return pu_finish(pu_api->PJRT_Buffer_CopyRawToHost(&r), &r.event);
 }
 
 static void test_copy_raw_to_host(void **state) {
@@ -640,8 +580,5 @@ int main(void) {
         cmocka_unit_test(test_copy_raw_to_host),
         cmocka_unit_test(test_deleted_buffer),
     };
-    pu_load();
-    int rc = cmocka_run_group_tests(tests, setup, teardown);
-    pu_unload();
-    return rc;
+    return PU_RUN_TESTS(tests, &client);
 }

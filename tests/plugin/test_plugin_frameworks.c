@@ -234,8 +234,5 @@ int main(void) {
         cmocka_unit_test(test_copy_into_own_memory),
         cmocka_unit_test(test_layouts_without_struct_size),
     };
-    pu_load();
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    pu_unload();
-    return rc;
+    return PU_RUN_TESTS(tests, NULL);
 }

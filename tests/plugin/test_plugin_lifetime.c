@@ -6,20 +6,7 @@
 
 #include "plugin_util.h"
 
-static PJRT_Client *client;
-
-static int setup(void **state) {
-    (void)state;
-    PJRT_NamedValue o[2] = {pu_opt_string("platform", "cpu"), pu_opt_int("num_devices", 2)};
-    client = pu_client(o, 2);
-    return 0;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    pu_destroy_client(client);
-    return 0;
-}
+static PJRT_Client *client; /* cpu, two devices: shared by the tests */
 
 static int64_t bytes_in_use(void) {
     PJRT_Device_MemoryStats_Args s = {.struct_size = PJRT_Device_MemoryStats_Args_STRUCT_SIZE,
@@ -106,44 +93,26 @@ static void run_order(const enum step *steps, size_t n, size_t fires) {
     assert_int_equal(deleted, 1);
 }
 
+/* Each order of steps, and the step at which on_delete must run. */
+static const struct {
+    enum step steps[6];
+    size_t n, fires;
+} orders[] = {
+    {{DELETE, DESTROY}, 2, 0},
+    {{DESTROY}, 1, 0},
+    {{PIN, DELETE, UNPIN, DESTROY}, 4, 2},
+    {{PIN, UNPIN, DELETE, DESTROY}, 4, 2},
+    {{PIN, PIN, DELETE, UNPIN, UNPIN, DESTROY}, 6, 4},
+    {{PIN, DESTROY}, 2, 1},
+    {{PIN, DELETE, DESTROY}, 3, 2},
+    {{PIN, PIN, UNPIN, DESTROY}, 4, 3},
+    {{DELETE, DELETE, DESTROY}, 3, 0},
+};
+
 static void test_view_on_delete_every_order(void **state) {
     (void)state;
-    {
-        enum step s[] = {DELETE, DESTROY};
-        run_order(s, 2, 0);
-    }
-    {
-        enum step s[] = {DESTROY};
-        run_order(s, 1, 0);
-    }
-    {
-        enum step s[] = {PIN, DELETE, UNPIN, DESTROY};
-        run_order(s, 4, 2);
-    }
-    {
-        enum step s[] = {PIN, UNPIN, DELETE, DESTROY};
-        run_order(s, 4, 2);
-    }
-    {
-        enum step s[] = {PIN, PIN, DELETE, UNPIN, UNPIN, DESTROY};
-        run_order(s, 6, 4);
-    }
-    {
-        enum step s[] = {PIN, DESTROY};
-        run_order(s, 2, 1);
-    }
-    {
-        enum step s[] = {PIN, DELETE, DESTROY};
-        run_order(s, 3, 2);
-    }
-    {
-        enum step s[] = {PIN, PIN, UNPIN, DESTROY};
-        run_order(s, 4, 3);
-    }
-    {
-        enum step s[] = {DELETE, DELETE, DESTROY};
-        run_order(s, 3, 0);
-    }
+    for (size_t i = 0; i < sizeof(orders) / sizeof(orders[0]); i++)
+        run_order(orders[i].steps, orders[i].n, orders[i].fires);
 }
 
 static void test_view_aliases_memory(void **state) {
@@ -176,11 +145,7 @@ static void test_view_layout_and_memory(void **state) {
     int deleted = 0;
     int64_t dims[2] = {4, 16};
     int64_t strides[2] = {4, 16}; /* column-major */
-    PJRT_Buffer_MemoryLayout l = {.struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE,
-                                  .type = PJRT_Buffer_MemoryLayout_Type_Strides};
-    l.strides.struct_size = PJRT_Buffer_MemoryLayout_Strides_STRUCT_SIZE;
-    l.strides.byte_strides = strides;
-    l.strides.num_byte_strides = 2;
+    PJRT_Buffer_MemoryLayout l = pu_strided(strides, 2);
     PJRT_Client_CreateViewOfDeviceBuffer_Args v =
         pu_view_args(client, o.data, PJRT_Buffer_Type_S32, dims, 2, &deleted);
     v.layout = &l;
@@ -192,15 +157,9 @@ static void test_view_layout_and_memory(void **state) {
     PU_OK(pu_api->PJRT_Buffer_GetMemoryLayout(&gl));
     assert_int_equal(gl.layout.tiled.minor_to_major[0], 0);
     assert_int_equal(gl.layout.tiled.minor_to_major[1], 1);
-    PJRT_Buffer_Device_Args dv = {.struct_size = PJRT_Buffer_Device_Args_STRUCT_SIZE,
-                                  .buffer = v.buffer};
-    PU_OK(pu_api->PJRT_Buffer_Device(&dv));
-    assert_ptr_equal(dv.device, pu_device(client, 1));
+    assert_ptr_equal(pu_buffer_device(v.buffer), pu_device(client, 1));
     int64_t rm[2] = {1, 0};
-    PJRT_Buffer_MemoryLayout row_major = {.struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE,
-                                          .type = PJRT_Buffer_MemoryLayout_Type_Tiled};
-    row_major.tiled.minor_to_major = rm;
-    row_major.tiled.minor_to_major_size = 2;
+    PJRT_Buffer_MemoryLayout row_major = pu_tiled(rm, 2);
     int32_t out[64];
     PU_OK(pu_to_host(v.buffer, out, sizeof(out), &row_major));
     for (int i = 0; i < 4; i++)
@@ -363,8 +322,5 @@ int main(void) {
         cmocka_unit_test(test_view_outlives_client),
         cmocka_unit_test(test_threads),
     };
-    pu_load();
-    int rc = cmocka_run_group_tests(tests, setup, teardown);
-    pu_unload();
-    return rc;
+    return PU_RUN_TESTS(tests, &client);
 }

@@ -45,15 +45,6 @@ static void expect_row_major(const unsigned char *got, const unsigned char *src,
     }
 }
 
-static PJRT_Buffer_MemoryLayout strided(const int64_t *strides, size_t n) {
-    PJRT_Buffer_MemoryLayout l = {.struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE,
-                                  .type = PJRT_Buffer_MemoryLayout_Type_Strides};
-    l.strides.struct_size = PJRT_Buffer_MemoryLayout_Strides_STRUCT_SIZE;
-    l.strides.byte_strides = strides;
-    l.strides.num_byte_strides = n;
-    return l;
-}
-
 /* A rows x cols array from a column-major host array `skew` bytes into its
  * allocation, then back to the host column-major (as byte strides and as
  * minor_to_major) and row-major. */
@@ -80,15 +71,11 @@ static void round_trip_transposed(PJRT_Client *client, PJRT_HostBufferSemantics 
     assert_int_equal(out[bytes], 0x5a);
 
     /* Back to column-major: the plugin transposes again, into `out`. */
-    PJRT_Buffer_MemoryLayout cm = strided(col_major, 2);
+    PJRT_Buffer_MemoryLayout cm = pu_strided(col_major, 2);
     PU_OK(pu_to_host(b, out, bytes, &cm));
     assert_memory_equal(out, src, bytes);
     int64_t m2m[2] = {0, 1};
-    PJRT_Buffer_MemoryLayout tiled = {.struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE,
-                                      .type = PJRT_Buffer_MemoryLayout_Type_Tiled};
-    tiled.tiled.struct_size = PJRT_Buffer_MemoryLayout_Tiled_STRUCT_SIZE;
-    tiled.tiled.minor_to_major = m2m;
-    tiled.tiled.minor_to_major_size = 2;
+    PJRT_Buffer_MemoryLayout tiled = pu_tiled(m2m, 2);
     memset(out, 0, bytes);
     PU_OK(pu_to_host(b, out, bytes, &tiled));
     assert_memory_equal(out, src, bytes);
@@ -157,18 +144,14 @@ static void test_permuted_3d(void **state) {
 
             /* Row-major source, device layout in the permuted order: the
              * plugin scatters on the way in and gathers on the way out. */
-            PJRT_Buffer_MemoryLayout dl = strided(strides, 3);
+            PJRT_Buffer_MemoryLayout dl = pu_strided(strides, 3);
             a.byte_strides = NULL;
             a.num_byte_strides = 0;
             a.device_layout = &dl;
             b = pu_h2d(&a);
             memset(out, 0, bytes);
             int64_t rm[3] = {2, 1, 0};
-            PJRT_Buffer_MemoryLayout host = {.struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE,
-                                             .type = PJRT_Buffer_MemoryLayout_Type_Tiled};
-            host.tiled.struct_size = PJRT_Buffer_MemoryLayout_Tiled_STRUCT_SIZE;
-            host.tiled.minor_to_major = rm;
-            host.tiled.minor_to_major_size = 3;
+            PJRT_Buffer_MemoryLayout host = pu_tiled(rm, 3);
             PU_OK(pu_to_host(b, out, bytes, &host));
             assert_memory_equal(out, src, bytes);
             pu_destroy_buffer(b);
@@ -185,8 +168,5 @@ int main(void) {
         cmocka_unit_test(test_xpu_transposes),
         cmocka_unit_test(test_permuted_3d),
     };
-    pu_load();
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    pu_unload();
-    return rc;
+    return PU_RUN_TESTS(tests, NULL);
 }

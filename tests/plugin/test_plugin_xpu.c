@@ -515,9 +515,7 @@ static void test_cached_blocks_are_not_live(void **state) {
                                         .dst = &last,
                                         .offset = (int64_t)((n - 1) * sizeof(float)),
                                         .transfer_size = sizeof(float)};
-    PU_OK(pu_api->PJRT_Buffer_CopyRawToHost(&r));
-    PU_OK(pu_await(r.event));
-    pu_destroy_event(r.event);
+    PU_OK(pu_finish(pu_api->PJRT_Buffer_CopyRawToHost(&r), &r.event));
     assert_true(last == -1.0f);
     pu_destroy_buffer(b);
     free(x);
@@ -649,8 +647,5 @@ int main(void) {
         cmocka_unit_test(test_destroy_with_work_queued),
         cmocka_unit_test(test_many_threads),
     };
-    pu_load();
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    pu_unload();
-    return rc;
+    return PU_RUN_TESTS(tests, NULL);
 }

@@ -21,26 +21,13 @@
 
 #include "internal.h" /* pjdl__test_fail_alloc_after: test-only, static library */
 #include "lib_util.h"
+#include "plugin_util.h" /* the plugin's test extension, through the library's table */
 
 #define ROWS 4
 #define COLS 6
 #define N (ROWS * COLS)
 
 static pjdl_plugin *keeper; /* keeps the plugin loaded and its extension reachable */
-static const PJRT_Ref_Extension *ext;
-
-static int64_t plugin_live(void) {
-    PJRT_Ref_LiveAllocations_Args a = {.struct_size = PJRT_Ref_LiveAllocations_Args_STRUCT_SIZE};
-    assert_null(ext->live_allocations(&a));
-    return a.process_allocations;
-}
-
-static int64_t plugin_fail_after(int64_t nth) {
-    PJRT_Ref_FailAllocation_Args a = {.struct_size = PJRT_Ref_FailAllocation_Args_STRUCT_SIZE,
-                                      .nth = nth};
-    assert_null(ext->fail_allocation(&a));
-    return a.allocations_since_last;
-}
 
 /* The outcome of one step: true on success; RESOURCE_EXHAUSTED is a clean
  * failure; anything else fails the test. */
@@ -193,23 +180,25 @@ out:
  * finish freeing after the last release returns. */
 static void expect_plugin_baseline(int64_t baseline, const char *platform, const char *who,
                                    long n) {
-    int64_t live = plugin_live();
+    int64_t live = pu_live_process();
     for (int i = 0; i < 20000 && live != baseline; i++) {
         usleep(100);
-        live = plugin_live();
+        live = pu_live_process();
     }
     if (live != baseline)
         fail_msg("%s, %s allocation %ld failed: the plugin has %lld live allocations, %lld before",
                  platform, who, n, (long long)live, (long long)baseline);
 }
 
-static void walk(const char *platform) {
-    int64_t baseline = plugin_live();
+/* The walk on platform *state. */
+static void test_walk(void **state) {
+    const char *platform = *state;
+    int64_t baseline = pu_live_process();
     pjdl__test_fail_alloc_after(0);
-    plugin_fail_after(0);
+    pu_fail_allocation(0);
     assert_true(scenario(platform, 0));
     long lib_total = pjdl__test_fail_alloc_after(0);
-    long plugin_total = (long)plugin_fail_after(0);
+    long plugin_total = (long)pu_fail_allocation(0);
     expect_plugin_baseline(baseline, platform, "no", 0);
 
     long lib_sites = 0, plugin_sites = 0;
@@ -226,9 +215,9 @@ static void walk(const char *platform) {
         assert_true(n < 100000);
     }
     for (long n = 1;; n++) {
-        plugin_fail_after(n);
+        pu_fail_allocation(n);
         bool all = scenario(platform, n);
-        long made = (long)plugin_fail_after(0);
+        long made = (long)pu_fail_allocation(0);
         expect_plugin_baseline(baseline, platform, "plugin", n);
         if (made < n) {
             assert_true(all);
@@ -245,26 +234,15 @@ static void walk(const char *platform) {
     assert_true(plugin_sites > 10);
 }
 
-static void test_cpu(void **state) {
-    (void)state;
-    walk("cpu");
-}
-
-static void test_xpu(void **state) {
-    (void)state;
-    walk("xpu");
-}
-
 int main(void) {
     LIB_OK(pjdl_plugin_load(lib_plugin_path(), &keeper));
-    ext = lib_ref_ext(keeper);
-    if (ext == NULL) {
+    pu_use(pjdl_plugin_api(keeper));
+    if (pu_ext == NULL) {
         fprintf(stderr, "the reference plugin has no test extension\n");
         return 1;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cpu),
-        cmocka_unit_test(test_xpu),
+        PU_PER_PLATFORM_TESTS(test_walk),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     pjdl_plugin_release(keeper);

@@ -4,13 +4,10 @@
  * (whose size was checked) overflowed, which is undefined behaviour that
  * UBSan (build-asan) reports. */
 #include "lib_util.h"
+#include "plugin_util.h" /* direct calls of the plugin, through the library's table */
 
 static pjdl_plugin *plugin;
 static pjdl_client *cpu, *xpu;
-
-static const PJRT_Api *api(void) {
-    return pjdl_plugin_api(plugin);
-}
 
 /* fuzz_import: an empty tensor with NULL data and a huge byte_offset; the
  * view's address was computed as NULL + byte_offset. */
@@ -73,32 +70,9 @@ static void test_plugin_empty_host_layout_span(void **state) {
     PJRT_Buffer *pjrt = NULL;
     LIB_OK(pjdl_buffer_pjrt(b, &pjrt));
     int64_t host_strides[2] = {2, 2};
-    PJRT_Buffer_MemoryLayout layout = {.struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE,
-                                       .type = PJRT_Buffer_MemoryLayout_Type_Strides};
-    layout.strides.struct_size = PJRT_Buffer_MemoryLayout_Strides_STRUCT_SIZE;
-    layout.strides.byte_strides = host_strides;
-    layout.strides.num_byte_strides = 2;
+    PJRT_Buffer_MemoryLayout layout = pu_strided(host_strides, 2);
     char dst[1];
-    PJRT_Buffer_ToHostBuffer_Args a = {.struct_size = PJRT_Buffer_ToHostBuffer_Args_STRUCT_SIZE,
-                                       .src = pjrt,
-                                       .host_layout = &layout,
-                                       .dst = dst,
-                                       .dst_size = 0};
-    PJRT_Error *err = api()->PJRT_Buffer_ToHostBuffer(&a);
-    if (err != NULL) {
-        PJRT_Error_Message_Args m = {.struct_size = PJRT_Error_Message_Args_STRUCT_SIZE,
-                                     .error = err};
-        api()->PJRT_Error_Message(&m);
-        fail_msg("ToHostBuffer of an empty array refused: %.*s", (int)m.message_size, m.message);
-    }
-    if (a.event != NULL) {
-        PJRT_Event_Await_Args w = {.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE,
-                                   .event = a.event};
-        assert_null(api()->PJRT_Event_Await(&w));
-        PJRT_Event_Destroy_Args d = {.struct_size = PJRT_Event_Destroy_Args_STRUCT_SIZE,
-                                     .event = a.event};
-        assert_null(api()->PJRT_Event_Destroy(&d));
-    }
+    PU_OK(pu_to_host(pjrt, dst, 0, &layout));
     pjdl_buffer_release(b);
 }
 
@@ -106,6 +80,7 @@ int main(void) {
     plugin = lib_load();
     cpu = lib_client(plugin, "cpu");
     xpu = lib_client(plugin, "xpu");
+    pu_use(pjdl_plugin_api(plugin));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_import_empty_null_data_offset),
         cmocka_unit_test(test_empty_buffer_huge_dims),
