@@ -11,6 +11,9 @@
 #include <string.h>
 
 #include "pjrt_dlpack.h"
+/* xla_compute_program: the text of xla_compute.mlir, the StableHLO program
+ * (a * b + 1, and the transpose of a), generated into a header by CMake. */
+#include "xla_compute_program.h"
 
 #define CHECK(call)                                                                                \
     do {                                                                                           \
@@ -21,16 +24,6 @@
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
-
-static const char program[] =
-    "func.func @main(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>)\n"
-    "    -> (tensor<2x3xf32>, tensor<3x2xf32>) {\n"
-    "  %one = stablehlo.constant dense<1.0> : tensor<2x3xf32>\n"
-    "  %m = stablehlo.multiply %a, %b : tensor<2x3xf32>\n"
-    "  %s = stablehlo.add %m, %one : tensor<2x3xf32>\n"
-    "  %t = stablehlo.transpose %a, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>\n"
-    "  return %s, %t : tensor<2x3xf32>, tensor<3x2xf32>\n"
-    "}\n";
 
 static int failures;
 
@@ -122,7 +115,8 @@ int main(int argc, char **argv) {
            pjdl_client_platform_version(client), pjdl_client_device_count(client));
 
     pjdl_executable *exe = NULL;
-    CHECK(pjdl_executable_compile(client, program, strlen(program), "mlir", &exe));
+    CHECK(pjdl_executable_compile(client, xla_compute_program, strlen(xla_compute_program), "mlir",
+                                  &exe));
     printf("compiled: %zu results\n", pjdl_executable_output_count(exe));
 
     const float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {10, 20, 30, 40, 50, 60};

@@ -87,6 +87,55 @@ static inline int64_t lib_live(pjdl_client *client) {
     return a.client_allocations;
 }
 
+/* The fixture of most tests: a plugin and one client of it. */
+typedef struct lib_fixture {
+    pjdl_plugin *plugin;
+    pjdl_client *client;
+} lib_fixture;
+
+/* cmocka set-up: the reference plugin and a cpu client. */
+static inline int lib_setup_cpu(void **state) {
+    lib_fixture *f = calloc(1, sizeof *f);
+    *state = f;
+    f->plugin = lib_load();
+    f->client = lib_client(f->plugin, "cpu");
+    return 0;
+}
+
+/* cmocka set-up: XLA's CPU plugin and a client with its default options. */
+static inline int lib_setup_xla(void **state) {
+    lib_fixture *f = calloc(1, sizeof *f);
+    *state = f;
+    lib_xla_client(&f->plugin, &f->client);
+    return 0;
+}
+
+/* cmocka teardown of either set-up. */
+static inline int lib_teardown(void **state) {
+    lib_fixture *f = *state;
+    if (f == NULL)
+        return 0;
+    pjdl_client_release(f->client);
+    pjdl_plugin_release(f->plugin);
+    free(f);
+    return 0;
+}
+
+/* cmocka teardown that first checks that the test left nothing of the
+ * client's allocated in the reference plugin. */
+static inline int lib_teardown_clean(void **state) {
+    lib_fixture *f = *state;
+    assert_int_equal(lib_live(f->client), 0);
+    return lib_teardown(state);
+}
+
+/* Import options with `copy`, the rest default. */
+static inline pjdl_import_options lib_import_options(pjdl_copy copy) {
+    pjdl_import_options o = PJDL_IMPORT_OPTIONS_INIT;
+    o.copy = copy;
+    return o;
+}
+
 /* A host tensor that counts its deleter calls. */
 typedef struct lib_tensor {
     DLManagedTensorVersioned v;

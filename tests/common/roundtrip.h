@@ -101,8 +101,10 @@ static inline int lib_round_trip_every_type(pjdl_client *client) {
     return tested;
 }
 
-/* A 0-d f32 and a [4,0,3] s32 buffer, both ways. */
-static inline void lib_round_trip_scalar_and_empty(pjdl_client *client) {
+/* A cmocka test on a lib_fixture: a 0-d f32 and a [4,0,3] s32 buffer, both
+ * ways. */
+static inline void lib_round_trip_scalar_and_empty(void **state) {
+    pjdl_client *client = ((lib_fixture *)*state)->client;
     float x = 42.5f;
     pjdl_buffer *b = NULL;
     LIB_OK(pjdl_buffer_from_host(client, &x, PJRT_Buffer_Type_F32, NULL, 0, NULL, NULL, &b));

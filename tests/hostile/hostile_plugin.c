@@ -79,6 +79,18 @@ static void real_event_destroy(PJRT_Event *event) {
     (void)err; /* the reference plugin's destroy never fails */
 }
 
+/* Waits for a real event to complete, then destroys it. */
+static void real_event_finish(PJRT_Event *event) {
+    PJRT_Event_Await_Args a = {.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE, .event = event};
+    PJRT_Error *waited = REAL->PJRT_Event_Await(&a);
+    if (waited != NULL) {
+        PJRT_Error_Destroy_Args d = {.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE,
+                                     .error = waited};
+        REAL->PJRT_Error_Destroy(&d);
+    }
+    real_event_destroy(event);
+}
+
 /* A new event that is never set (NULL when the table is full). */
 static PJRT_Event *stuck_event(void) {
     PJRT_Event_Create_Args c = {.struct_size = PJRT_Event_Create_Args_STRUCT_SIZE};
@@ -184,13 +196,26 @@ WRAP_FIRST(PJRT_Buffer_Delete)
 WRAP_FIRST(PJRT_Buffer_IncreaseExternalReferenceCount)
 WRAP_AFTER(PJRT_Buffer_DecreaseExternalReferenceCount)
 WRAP_AFTER(PJRT_Buffer_Destroy)
+WRAP_AFTER(PJRT_Client_Destroy)
+/* Those the misbehaving wrappers below call first. */
+WRAP_FIRST(PJRT_Client_Create)
+WRAP_FIRST(PJRT_Client_AddressableDevices)
+WRAP_FIRST(PJRT_Device_GetDescription)
+WRAP_FIRST(PJRT_Device_AddressableMemories)
+WRAP_FIRST(PJRT_Client_BufferFromHostBuffer)
+WRAP_FIRST(PJRT_Client_CreateViewOfDeviceBuffer)
+WRAP_FIRST(PJRT_Buffer_Dimensions)
+WRAP_FIRST(PJRT_Buffer_ElementType)
+WRAP_FIRST(PJRT_Buffer_GetMemoryLayout)
+WRAP_FIRST(PJRT_Buffer_OpaqueDeviceMemoryDataPointer)
+WRAP_FIRST(PJRT_Buffer_UnsafePointer)
+WRAP_FIRST(PJRT_Buffer_ReadyEvent)
+WRAP_FIRST(PJRT_Buffer_ToHostBuffer)
 
 /* ------------------------------------------------- misbehaving wrappers */
 
 static PJRT_Error *client_create(PJRT_Client_Create_Args *args) {
-    PJRT_Error *err = inject("PJRT_Client_Create");
-    if (err == NULL)
-        err = REAL->PJRT_Client_Create(args);
+    PJRT_Error *err = w_PJRT_Client_Create(args);
     if (err == NULL && fault(HOSTILE_CLIENT_NULL)) {
         PJRT_Client_Destroy_Args d = {.struct_size = PJRT_Client_Destroy_Args_STRUCT_SIZE,
                                       .client = args->client};
@@ -202,14 +227,11 @@ static PJRT_Error *client_create(PJRT_Client_Create_Args *args) {
 
 static PJRT_Error *client_destroy(PJRT_Client_Destroy_Args *args) {
     stuck_cancel_all();
-    PJRT_Error *err = REAL->PJRT_Client_Destroy(args);
-    return err != NULL ? err : inject("PJRT_Client_Destroy");
+    return w_PJRT_Client_Destroy(args);
 }
 
 static PJRT_Error *addressable_devices(PJRT_Client_AddressableDevices_Args *args) {
-    PJRT_Error *err = inject("PJRT_Client_AddressableDevices");
-    if (err == NULL)
-        err = REAL->PJRT_Client_AddressableDevices(args);
+    PJRT_Error *err = w_PJRT_Client_AddressableDevices(args);
     if (err == NULL && fault(HOSTILE_DEVICES_NULL)) {
         args->addressable_devices = NULL;
         args->num_addressable_devices = 1;
@@ -218,18 +240,14 @@ static PJRT_Error *addressable_devices(PJRT_Client_AddressableDevices_Args *args
 }
 
 static PJRT_Error *get_description(PJRT_Device_GetDescription_Args *args) {
-    PJRT_Error *err = inject("PJRT_Device_GetDescription");
-    if (err == NULL)
-        err = REAL->PJRT_Device_GetDescription(args);
+    PJRT_Error *err = w_PJRT_Device_GetDescription(args);
     if (err == NULL && fault(HOSTILE_DESCRIPTION_NULL))
         args->device_description = NULL;
     return err;
 }
 
 static PJRT_Error *device_memories(PJRT_Device_AddressableMemories_Args *args) {
-    PJRT_Error *err = inject("PJRT_Device_AddressableMemories");
-    if (err == NULL)
-        err = REAL->PJRT_Device_AddressableMemories(args);
+    PJRT_Error *err = w_PJRT_Device_AddressableMemories(args);
     if (err == NULL && fault(HOSTILE_MEMORIES_NULL)) {
         args->memories = NULL;
         args->num_memories = 2;
@@ -245,9 +263,7 @@ static void real_buffer_destroy(PJRT_Buffer *buffer) {
 }
 
 static PJRT_Error *from_host(PJRT_Client_BufferFromHostBuffer_Args *args) {
-    PJRT_Error *err = inject("PJRT_Client_BufferFromHostBuffer");
-    if (err == NULL)
-        err = REAL->PJRT_Client_BufferFromHostBuffer(args);
+    PJRT_Error *err = w_PJRT_Client_BufferFromHostBuffer(args);
     if (err == NULL && fault(HOSTILE_FROM_HOST_NULL)) {
         real_buffer_destroy(args->buffer);
         args->buffer = NULL;
@@ -255,24 +271,14 @@ static PJRT_Error *from_host(PJRT_Client_BufferFromHostBuffer_Args *args) {
     if (err == NULL && fault(HOSTILE_DONE_NEVER) &&
         args->host_buffer_semantics == PJRT_HostBufferSemantics_kImmutableOnlyDuringCall) {
         /* The data was taken during the call; only the event never says so. */
-        PJRT_Event_Await_Args a = {.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE,
-                                   .event = args->done_with_host_buffer};
-        PJRT_Error *waited = REAL->PJRT_Event_Await(&a);
-        if (waited != NULL) {
-            PJRT_Error_Destroy_Args d = {.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE,
-                                         .error = waited};
-            REAL->PJRT_Error_Destroy(&d);
-        }
-        real_event_destroy(args->done_with_host_buffer);
+        real_event_finish(args->done_with_host_buffer);
         args->done_with_host_buffer = stuck_event();
     }
     return err;
 }
 
 static PJRT_Error *create_view(PJRT_Client_CreateViewOfDeviceBuffer_Args *args) {
-    PJRT_Error *err = inject("PJRT_Client_CreateViewOfDeviceBuffer");
-    if (err == NULL)
-        err = REAL->PJRT_Client_CreateViewOfDeviceBuffer(args);
+    PJRT_Error *err = w_PJRT_Client_CreateViewOfDeviceBuffer(args);
     if (err == NULL && fault(HOSTILE_VIEW_NULL)) {
         real_buffer_destroy(args->buffer); /* runs on_delete_callback */
         args->buffer = NULL;
@@ -283,9 +289,7 @@ static PJRT_Error *create_view(PJRT_Client_CreateViewOfDeviceBuffer_Args *args) 
 static int64_t dims_storage[70]; /* not thread-local: TLS of a dlopen()ed module leaks */
 
 static PJRT_Error *dimensions(PJRT_Buffer_Dimensions_Args *args) {
-    PJRT_Error *err = inject("PJRT_Buffer_Dimensions");
-    if (err == NULL)
-        err = REAL->PJRT_Buffer_Dimensions(args);
+    PJRT_Error *err = w_PJRT_Buffer_Dimensions(args);
     if (err != NULL || args->num_dims > 64)
         return err;
     switch ((hostile_fault)atomic_load(&cfg.fault)) {
@@ -315,9 +319,7 @@ static PJRT_Error *dimensions(PJRT_Buffer_Dimensions_Args *args) {
 }
 
 static PJRT_Error *element_type(PJRT_Buffer_ElementType_Args *args) {
-    PJRT_Error *err = inject("PJRT_Buffer_ElementType");
-    if (err == NULL)
-        err = REAL->PJRT_Buffer_ElementType(args);
+    PJRT_Error *err = w_PJRT_Buffer_ElementType(args);
     if (err == NULL && fault(HOSTILE_TYPE_BOGUS))
         args->type = (PJRT_Buffer_Type)9999;
     return err;
@@ -328,9 +330,7 @@ static int64_t tile_storage[4];
 static size_t tile_sizes[2];
 
 static PJRT_Error *memory_layout(PJRT_Buffer_GetMemoryLayout_Args *args) {
-    PJRT_Error *err = inject("PJRT_Buffer_GetMemoryLayout");
-    if (err == NULL)
-        err = REAL->PJRT_Buffer_GetMemoryLayout(args);
+    PJRT_Error *err = w_PJRT_Buffer_GetMemoryLayout(args);
     if (err != NULL)
         return err;
     PJRT_Buffer_MemoryLayout_Tiled *t = &args->layout.tiled;
@@ -388,57 +388,33 @@ static PJRT_Error *memory_layout(PJRT_Buffer_GetMemoryLayout_Args *args) {
 }
 
 static PJRT_Error *opaque_pointer(PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args *args) {
-    PJRT_Error *err = inject("PJRT_Buffer_OpaqueDeviceMemoryDataPointer");
-    if (err == NULL)
-        err = REAL->PJRT_Buffer_OpaqueDeviceMemoryDataPointer(args);
+    PJRT_Error *err = w_PJRT_Buffer_OpaqueDeviceMemoryDataPointer(args);
     if (err == NULL && fault(HOSTILE_DATA_NULL))
         args->device_memory_ptr = NULL;
     return err;
 }
 
 static PJRT_Error *unsafe_pointer(PJRT_Buffer_UnsafePointer_Args *args) {
-    PJRT_Error *err = inject("PJRT_Buffer_UnsafePointer");
-    if (err == NULL)
-        err = REAL->PJRT_Buffer_UnsafePointer(args);
+    PJRT_Error *err = w_PJRT_Buffer_UnsafePointer(args);
     if (err == NULL && fault(HOSTILE_DATA_NULL))
         args->buffer_pointer = 0;
     return err;
 }
 
 static PJRT_Error *ready_event(PJRT_Buffer_ReadyEvent_Args *args) {
-    PJRT_Error *err = inject("PJRT_Buffer_ReadyEvent");
-    if (err == NULL)
-        err = REAL->PJRT_Buffer_ReadyEvent(args);
+    PJRT_Error *err = w_PJRT_Buffer_ReadyEvent(args);
     if (err == NULL && (fault(HOSTILE_READY_NULL) || fault(HOSTILE_READY_NEVER))) {
-        PJRT_Event_Await_Args a = {.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE,
-                                   .event = args->event};
-        PJRT_Error *waited = REAL->PJRT_Event_Await(&a);
-        if (waited != NULL) {
-            PJRT_Error_Destroy_Args d = {.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE,
-                                         .error = waited};
-            REAL->PJRT_Error_Destroy(&d);
-        }
-        real_event_destroy(args->event);
+        real_event_finish(args->event);
         args->event = fault(HOSTILE_READY_NEVER) ? stuck_event() : NULL;
     }
     return err;
 }
 
 static PJRT_Error *to_host(PJRT_Buffer_ToHostBuffer_Args *args) {
-    PJRT_Error *err = inject("PJRT_Buffer_ToHostBuffer");
-    if (err == NULL)
-        err = REAL->PJRT_Buffer_ToHostBuffer(args);
+    PJRT_Error *err = w_PJRT_Buffer_ToHostBuffer(args);
     if (err == NULL && args->dst != NULL && fault(HOSTILE_TO_HOST_NEVER)) {
         /* The copy is done; only its event never says so. */
-        PJRT_Event_Await_Args a = {.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE,
-                                   .event = args->event};
-        PJRT_Error *waited = REAL->PJRT_Event_Await(&a);
-        if (waited != NULL) {
-            PJRT_Error_Destroy_Args d = {.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE,
-                                         .error = waited};
-            REAL->PJRT_Error_Destroy(&d);
-        }
-        real_event_destroy(args->event);
+        real_event_finish(args->event);
         args->event = stuck_event();
     }
     return err;

@@ -64,6 +64,25 @@ static inline int64_t hostile_settled(pjdl_plugin *plugin, int64_t baseline) {
     return live;
 }
 
+/* The hostile plugin loaded and reset, and the reference plugin's live
+ * allocations once settled: what a test must come back to. */
+typedef struct hostile_fixture {
+    pjdl_plugin *plugin;
+    hostile_config *ctl;
+    int64_t baseline;
+} hostile_fixture;
+
+static inline void hostile_open(hostile_fixture *f) {
+    f->plugin = hostile_load(&f->ctl);
+    hostile_reset(f->ctl);
+    f->baseline = hostile_settled(f->plugin, hostile_process_live(f->plugin));
+}
+
+/* A cmocka test that runs `test` on `platform` ("cpu" or "xpu", its initial
+ * state), named test_platform; `setup` and `teardown` may be NULL. */
+#define HOSTILE_ON(test, platform, setup, teardown)                                                \
+    { #test "_" platform, test, setup, teardown, (void *)platform }
+
 /* A client of the hostile plugin; `platform` "cpu" or "xpu". */
 static inline pjdl_code hostile_client(pjdl_plugin *plugin, const char *platform,
                                        pjdl_client **out) {

@@ -109,11 +109,15 @@ static bool names_entry_point(const outcome *o, const char *failed) {
     return false;
 }
 
-static void walk(const char *platform) {
-    hostile_config *ctl = NULL;
-    pjdl_plugin *plugin = hostile_load(&ctl);
-    hostile_reset(ctl);
-    int64_t baseline = hostile_settled(plugin, hostile_process_live(plugin));
+/* The scenario without faults, then with each of its plugin calls failing
+ * in turn, on the test's platform (its initial state). */
+static void calls(void **state) {
+    const char *platform = *state;
+    hostile_fixture h;
+    hostile_open(&h);
+    hostile_config *ctl = h.ctl;
+    pjdl_plugin *plugin = h.plugin;
+    int64_t baseline = h.baseline;
     lib_tensor host;
     bool imported = false;
     outcome out;
@@ -174,20 +178,10 @@ static void walk(const char *platform) {
     pjdl_plugin_release(plugin);
 }
 
-static void cpu_calls(void **state) {
-    (void)state;
-    walk("cpu");
-}
-
-static void xpu_calls(void **state) {
-    (void)state;
-    walk("xpu");
-}
-
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(cpu_calls),
-        cmocka_unit_test(xpu_calls),
+        HOSTILE_ON(calls, "cpu", NULL, NULL),
+        HOSTILE_ON(calls, "xpu", NULL, NULL),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,17 +25,45 @@ static double now_s(void) {
 static const float data[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
 static const int64_t dims[2] = {3, 4};
 
-static void ready_never(const char *platform) {
-    hostile_config *ctl = NULL;
-    pjdl_plugin *plugin = hostile_load(&ctl);
-    hostile_reset(ctl);
-    int64_t baseline = hostile_settled(plugin, hostile_process_live(plugin));
-    pjdl_client *client = NULL;
-    LIB_OK(hostile_client(plugin, platform, &client));
-    pjdl_client_set_wait_timeout(client, TIMEOUT_MS);
+typedef struct events {
+    hostile_fixture h;
+    pjdl_client *client;
+} events;
+
+/* Set-up: the hostile plugin and a client on the test's platform (its
+ * initial state) whose waits give up after TIMEOUT_MS. */
+static int setup(void **state) {
+    const char *platform = *state;
+    events *e = calloc(1, sizeof *e);
+    *state = e;
+    hostile_open(&e->h);
+    LIB_OK(hostile_client(e->h.plugin, platform, &e->client));
+    pjdl_client_set_wait_timeout(e->client, TIMEOUT_MS);
+    return 0;
+}
+
+/* Teardown: the test released the client, whose destroy cancelled the
+ * stuck events; nothing of them, or of anything else, is left. */
+static int teardown(void **state) {
+    events *e = *state;
+    assert_int_equal(atomic_load(&e->h.ctl->stuck_events), 0);
+    assert_int_equal(hostile_settled(e->h.plugin, e->h.baseline), e->h.baseline);
+    pjdl_plugin_release(e->h.plugin);
+    free(e);
+    return 0;
+}
+
+/* The data as a buffer on the test's client. */
+static pjdl_buffer *upload(events *e) {
     pjdl_buffer *b = NULL;
-    LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
-    atomic_store(&ctl->fault, HOSTILE_READY_NEVER);
+    LIB_OK(pjdl_buffer_from_host(e->client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
+    return b;
+}
+
+static void ready_never(void **state) {
+    events *e = *state;
+    pjdl_buffer *b = upload(e);
+    atomic_store(&e->h.ctl->fault, HOSTILE_READY_NEVER);
 
     TIMES_OUT(pjdl_buffer_await(b));
     DLManagedTensorVersioned *t = NULL;
@@ -46,9 +74,9 @@ static void ready_never(const char *platform) {
     TIMES_OUT(pjdl_buffer_export(b, &o, &t));
     /* Nothing changed: not transferred, still readable and exportable. */
     assert_false(pjdl_buffer_is_deleted(b));
-    assert_true(atomic_load(&ctl->stuck_events) >= 3);
+    assert_true(atomic_load(&e->h.ctl->stuck_events) >= 3);
 
-    atomic_store(&ctl->fault, HOSTILE_NONE);
+    atomic_store(&e->h.ctl->fault, HOSTILE_NONE);
     float back[12];
     LIB_OK(pjdl_buffer_to_host(b, back, sizeof back));
     assert_memory_equal(back, data, sizeof data);
@@ -58,37 +86,17 @@ static void ready_never(const char *platform) {
 
     /* Release with the stuck events outstanding, the export last. */
     pjdl_buffer_release(b);
-    pjdl_client_release(client);
+    pjdl_client_release(e->client);
     t->deleter(t);
-    assert_int_equal(atomic_load(&ctl->stuck_events), 0);
-    assert_int_equal(hostile_settled(plugin, baseline), baseline);
-    pjdl_plugin_release(plugin);
-}
-
-static void ready_never_cpu(void **state) {
-    (void)state;
-    ready_never("cpu");
-}
-
-static void ready_never_xpu(void **state) {
-    (void)state;
-    ready_never("xpu");
 }
 
 /* The copy to the host is done, but its event never says so: the caller's
  * memory must not be written after the wait gave up. */
-static void to_host_never(const char *platform) {
-    hostile_config *ctl = NULL;
-    pjdl_plugin *plugin = hostile_load(&ctl);
-    hostile_reset(ctl);
-    int64_t baseline = hostile_settled(plugin, hostile_process_live(plugin));
-    pjdl_client *client = NULL;
-    LIB_OK(hostile_client(plugin, platform, &client));
-    pjdl_client_set_wait_timeout(client, TIMEOUT_MS);
-    pjdl_buffer *b = NULL;
-    LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
+static void to_host_never(void **state) {
+    events *e = *state;
+    pjdl_buffer *b = upload(e);
     LIB_OK(pjdl_buffer_await(b));
-    atomic_store(&ctl->fault, HOSTILE_TO_HOST_NEVER);
+    atomic_store(&e->h.ctl->fault, HOSTILE_TO_HOST_NEVER);
 
     float *back = calloc(12, sizeof(float));
     TIMES_OUT(pjdl_buffer_to_host(b, back, 12 * sizeof(float)));
@@ -98,64 +106,36 @@ static void to_host_never(const char *platform) {
     DLManagedTensorVersioned *t = NULL;
     TIMES_OUT(pjdl_buffer_export(b, &o, &t));
     assert_null(t);
-    assert_true(atomic_load(&ctl->stuck_events) >= 2);
+    assert_true(atomic_load(&e->h.ctl->stuck_events) >= 2);
 
-    atomic_store(&ctl->fault, HOSTILE_NONE);
-    pjdl_client_release(client); /* the buffer keeps it alive */
+    atomic_store(&e->h.ctl->fault, HOSTILE_NONE);
+    pjdl_client_release(e->client); /* the buffer keeps it alive */
     pjdl_buffer_release(b);
-    assert_int_equal(atomic_load(&ctl->stuck_events), 0);
-    assert_int_equal(hostile_settled(plugin, baseline), baseline);
-    pjdl_plugin_release(plugin);
 }
 
 /* kImmutableOnlyDuringCall promises the data is not read after the call, so
  * a done_with_host_buffer event that never completes ends in the client's
  * wait timeout instead of hanging pjdl_buffer_from_host. */
-static void done_never(const char *platform) {
-    hostile_config *ctl = NULL;
-    pjdl_plugin *plugin = hostile_load(&ctl);
-    hostile_reset(ctl);
-    int64_t baseline = hostile_settled(plugin, hostile_process_live(plugin));
-    pjdl_client *client = NULL;
-    LIB_OK(hostile_client(plugin, platform, &client));
-    pjdl_client_set_wait_timeout(client, TIMEOUT_MS);
-    atomic_store(&ctl->fault, HOSTILE_DONE_NEVER);
+static void done_never(void **state) {
+    events *e = *state;
+    atomic_store(&e->h.ctl->fault, HOSTILE_DONE_NEVER);
     pjdl_buffer *b = NULL;
-    TIMES_OUT(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
+    TIMES_OUT(
+        pjdl_buffer_from_host(e->client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
     assert_null(b);
-    assert_true(atomic_load(&ctl->stuck_events) >= 1);
-    atomic_store(&ctl->fault, HOSTILE_NONE);
-    pjdl_client_release(client);
-    assert_int_equal(atomic_load(&ctl->stuck_events), 0);
-    assert_int_equal(hostile_settled(plugin, baseline), baseline);
-    pjdl_plugin_release(plugin);
-}
-
-static void done_never_cpu(void **state) {
-    (void)state;
-    done_never("cpu");
-}
-
-static void done_never_xpu(void **state) {
-    (void)state;
-    done_never("xpu");
-}
-
-static void to_host_never_cpu(void **state) {
-    (void)state;
-    to_host_never("cpu");
-}
-
-static void to_host_never_xpu(void **state) {
-    (void)state;
-    to_host_never("xpu");
+    assert_true(atomic_load(&e->h.ctl->stuck_events) >= 1);
+    atomic_store(&e->h.ctl->fault, HOSTILE_NONE);
+    pjdl_client_release(e->client);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(ready_never_cpu),   cmocka_unit_test(ready_never_xpu),
-        cmocka_unit_test(done_never_cpu),    cmocka_unit_test(done_never_xpu),
-        cmocka_unit_test(to_host_never_cpu), cmocka_unit_test(to_host_never_xpu),
+        HOSTILE_ON(ready_never, "cpu", setup, teardown),
+        HOSTILE_ON(ready_never, "xpu", setup, teardown),
+        HOSTILE_ON(done_never, "cpu", setup, teardown),
+        HOSTILE_ON(done_never, "xpu", setup, teardown),
+        HOSTILE_ON(to_host_never, "cpu", setup, teardown),
+        HOSTILE_ON(to_host_never, "xpu", setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

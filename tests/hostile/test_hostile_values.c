@@ -5,26 +5,18 @@
  * nothing. */
 #include "hostile_test.h"
 
-typedef struct fixture {
-    pjdl_plugin *plugin;
-    hostile_config *ctl;
-    int64_t baseline;
-} fixture;
-
 static const float data[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
 static const int64_t dims[2] = {3, 4};
 
 static int setup(void **state) {
-    fixture *f = calloc(1, sizeof *f);
-    f->plugin = hostile_load(&f->ctl);
-    hostile_reset(f->ctl);
-    f->baseline = hostile_settled(f->plugin, hostile_process_live(f->plugin));
+    hostile_fixture *f = calloc(1, sizeof *f);
+    hostile_open(f);
     *state = f;
     return 0;
 }
 
 static int teardown(void **state) {
-    fixture *f = *state;
+    hostile_fixture *f = *state;
     hostile_reset(f->ctl);
     pjdl_plugin_release(f->plugin);
     free(f);
@@ -33,13 +25,13 @@ static int teardown(void **state) {
 
 /* Each test starts clean and must end with the plugin as it found it. */
 static int before(void **state) {
-    fixture *f = *state;
+    hostile_fixture *f = *state;
     hostile_reset(f->ctl);
     return 0;
 }
 
 static int after(void **state) {
-    fixture *f = *state;
+    hostile_fixture *f = *state;
     hostile_reset(f->ctl);
     int64_t live = hostile_settled(f->plugin, f->baseline);
     if (live != f->baseline) {
@@ -51,14 +43,14 @@ static int after(void **state) {
     return 0;
 }
 
-static void set_fault(fixture *f, hostile_fault fault) {
+static void set_fault(hostile_fixture *f, hostile_fault fault) {
     atomic_store(&f->ctl->fault, fault);
 }
 
 /* Creating a client fails with `code` and a message naming `what`. */
 static void client_refused(void **state, hostile_fault fault, pjdl_code code, const char *what,
                            const char *why) {
-    fixture *f = *state;
+    hostile_fixture *f = *state;
     set_fault(f, fault);
     pjdl_client *client = NULL;
     LIB_FAILS(code, hostile_client(f->plugin, "cpu", &client));
@@ -86,7 +78,7 @@ static void memories_null(void **state) {
                    "NULL");
 }
 
-static pjdl_client *good_client(fixture *f, const char *platform) {
+static pjdl_client *good_client(hostile_fixture *f, const char *platform) {
     pjdl_client *client = NULL;
     LIB_OK(hostile_client(f->plugin, platform, &client));
     return client;
@@ -95,7 +87,7 @@ static pjdl_client *good_client(fixture *f, const char *platform) {
 /* Making a buffer fails with `code` and a message naming `what`. */
 static void buffer_refused(void **state, hostile_fault fault, pjdl_code code, const char *what,
                            const char *why) {
-    fixture *f = *state;
+    hostile_fixture *f = *state;
     pjdl_client *client = good_client(f, "cpu");
     set_fault(f, fault);
     pjdl_buffer *b = NULL;
@@ -138,7 +130,7 @@ static void type_bogus(void **state) {
  * matters to zero-copy exports), a copy=NEVER export names the problem, and
  * the default export falls back to a correct host copy. */
 static void layout_refused(void **state, hostile_fault fault, pjdl_code code, const char *why) {
-    fixture *f = *state;
+    hostile_fixture *f = *state;
     pjdl_client *client = good_client(f, "cpu");
     set_fault(f, fault);
     pjdl_buffer *b = NULL;
@@ -199,15 +191,14 @@ static void layout_strides_null(void **state) {
 /* A view the plugin claims to have made but does not return: the import
  * fails, the caller keeps the tensor (its deleter is not called). */
 static void view_null(void **state) {
-    fixture *f = *state;
+    hostile_fixture *f = *state;
     pjdl_client *client = good_client(f, "cpu");
     float storage[12];
     memcpy(storage, data, sizeof data);
     lib_tensor t;
     lib_tensor_init(&t, storage, lib_dtype(kDLFloat, 32), 2, dims, NULL);
     set_fault(f, HOSTILE_VIEW_NULL);
-    pjdl_import_options o = PJDL_IMPORT_OPTIONS_INIT;
-    o.copy = PJDL_COPY_NEVER;
+    pjdl_import_options o = lib_import_options(PJDL_COPY_NEVER);
     pjdl_buffer *b = NULL;
     LIB_FAILS(PJDL_INTERNAL, pjdl_import(&client, 1, &t.v, &o, &b));
     HOSTILE_SAYS(pjdl_last_error(), "PJRT_Client_CreateViewOfDeviceBuffer");
@@ -221,7 +212,7 @@ static void view_null(void **state) {
 /* A NULL data pointer for a buffer with data is never handed to a
  * consumer. */
 static void data_null(void **state) {
-    fixture *f = *state;
+    hostile_fixture *f = *state;
     pjdl_client *client = good_client(f, "cpu");
     pjdl_buffer *b = NULL;
     LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
@@ -242,7 +233,7 @@ static void data_null(void **state) {
 
 /* No ready event at all is not "ready". */
 static void ready_null(void **state) {
-    fixture *f = *state;
+    hostile_fixture *f = *state;
     pjdl_client *client = good_client(f, "cpu");
     pjdl_buffer *b = NULL;
     LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
@@ -260,7 +251,7 @@ static void ready_null(void **state) {
 
 /* An error without text and with a code outside the enum. */
 static void error_without_text(void **state) {
-    fixture *f = *state;
+    hostile_fixture *f = *state;
     set_fault(f, HOSTILE_ERROR_NO_TEXT);
     atomic_store(&f->ctl->fail_at, 1); /* PJRT_Client_Create */
     pjdl_client *client = NULL;

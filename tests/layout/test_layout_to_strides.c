@@ -3,11 +3,17 @@
 
 #include "layout.h"
 
-static PJRT_Buffer_MemoryLayout strided(const int64_t *byte_strides, size_t n) {
+/* A layout of `type` with nothing else set. */
+static PJRT_Buffer_MemoryLayout layout_of(PJRT_Buffer_MemoryLayout_Type type) {
     PJRT_Buffer_MemoryLayout l;
     memset(&l, 0, sizeof l);
     l.struct_size = sizeof l;
-    l.type = PJRT_Buffer_MemoryLayout_Type_Strides;
+    l.type = type;
+    return l;
+}
+
+static PJRT_Buffer_MemoryLayout strided(const int64_t *byte_strides, size_t n) {
+    PJRT_Buffer_MemoryLayout l = layout_of(PJRT_Buffer_MemoryLayout_Type_Strides);
     l.strides.struct_size = sizeof l.strides;
     l.strides.byte_strides = byte_strides;
     l.strides.num_byte_strides = n;
@@ -16,10 +22,7 @@ static PJRT_Buffer_MemoryLayout strided(const int64_t *byte_strides, size_t n) {
 
 static PJRT_Buffer_MemoryLayout tiled(const int64_t *m2m, size_t n, const int64_t *tile_dims,
                                       const size_t *tile_dim_sizes, size_t num_tiles) {
-    PJRT_Buffer_MemoryLayout l;
-    memset(&l, 0, sizeof l);
-    l.struct_size = sizeof l;
-    l.type = PJRT_Buffer_MemoryLayout_Type_Tiled;
+    PJRT_Buffer_MemoryLayout l = layout_of(PJRT_Buffer_MemoryLayout_Type_Tiled);
     l.tiled.struct_size = sizeof l.tiled;
     l.tiled.minor_to_major = m2m;
     l.tiled.minor_to_major_size = n;
@@ -95,58 +98,55 @@ static void test_strides_layout(void **state) {
                 "unknown layout type 7");
 }
 
+/* Tiled layouts without tiles: the strides of each dimension order. */
 static void test_tiled_without_tiles(void **state) {
     (void)state;
-    int64_t dims[3] = {2, 3, 4}, s[3];
-    int64_t c[3] = {2, 1, 0};
-    PJRT_Buffer_MemoryLayout l = tiled(c, 3, NULL, NULL, 0);
-    assert_code(pjdl__layout_to_strides(&l, dims, 3, 4, s), PJDL_OK, NULL);
-    assert_strides(s, (int64_t[]){12, 4, 1}, 3);
-    int64_t f[3] = {0, 1, 2};
-    l = tiled(f, 3, NULL, NULL, 0);
-    assert_code(pjdl__layout_to_strides(&l, dims, 3, 4, s), PJDL_OK, NULL);
-    assert_strides(s, (int64_t[]){1, 2, 6}, 3);
-    int64_t p[3] = {1, 2, 0};
-    l = tiled(p, 3, NULL, NULL, 0);
-    assert_code(pjdl__layout_to_strides(&l, dims, 3, 4, s), PJDL_OK, NULL);
-    assert_strides(s, (int64_t[]){12, 1, 3}, 3);
-    /* Zero extents count as one. */
-    int64_t zdims[3] = {2, 0, 4};
-    l = tiled(c, 3, NULL, NULL, 0);
-    assert_code(pjdl__layout_to_strides(&l, zdims, 3, 4, s), PJDL_OK, NULL);
-    assert_strides(s, (int64_t[]){4, 4, 1}, 3);
+    static const struct {
+        int64_t m2m[3];
+        int64_t dims[3];
+        int64_t want[3];
+    } cases[] = {
+        {{2, 1, 0}, {2, 3, 4}, {12, 4, 1}},
+        {{0, 1, 2}, {2, 3, 4}, {1, 2, 6}},
+        {{1, 2, 0}, {2, 3, 4}, {12, 1, 3}},
+        {{2, 1, 0}, {2, 0, 4}, {4, 4, 1}}, /* zero extents count as one */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t s[3];
+        PJRT_Buffer_MemoryLayout l = tiled(cases[i].m2m, 3, NULL, NULL, 0);
+        assert_code(pjdl__layout_to_strides(&l, cases[i].dims, 3, 4, s), PJDL_OK, NULL);
+        assert_strides(s, cases[i].want, 3);
+    }
 }
 
+/* Tiled layouts that contradict themselves or the dimensions (2, 3, 4). */
 static void test_tiled_contradictions(void **state) {
     (void)state;
+    static const int64_t c[3] = {2, 1, 0}, zero_tile[2] = {0, 128};
+    static const size_t sizes[1] = {2};
+    const struct {
+        const int64_t *m2m;
+        size_t n;
+        const int64_t *tile_dims;
+        const size_t *tile_dim_sizes;
+        size_t num_tiles;
+        const char *why;
+    } cases[] = {
+        {(const int64_t[]){2, 2, 0}, 3, NULL, NULL, 0, "minor_to_major[1] is 2: not a permutation"},
+        {(const int64_t[]){2, 3, 0}, 3, NULL, NULL, 0, "minor_to_major[1] is 3"},
+        {(const int64_t[]){2, -1, 0}, 3, NULL, NULL, 0, "minor_to_major[1] is -1"},
+        {c, 2, NULL, NULL, 0, "minor_to_major has 2 entries for 3 dimensions"},
+        {NULL, 3, NULL, NULL, 0, "minor_to_major is NULL"},
+        {c, 3, NULL, NULL, 1, "tile_dims or tile_dim_sizes is NULL"},
+        {c, 3, zero_tile, sizes, 1, "tile 0 has dimension 0 of size 0"},
+    };
     int64_t dims[3] = {2, 3, 4}, s[3];
-    int64_t dup[3] = {2, 2, 0};
-    PJRT_Buffer_MemoryLayout l = tiled(dup, 3, NULL, NULL, 0);
-    assert_code(pjdl__layout_to_strides(&l, dims, 3, 4, s), PJDL_INVALID_ARGUMENT,
-                "minor_to_major[1] is 2: not a permutation");
-    int64_t range[3] = {2, 3, 0};
-    l = tiled(range, 3, NULL, NULL, 0);
-    assert_code(pjdl__layout_to_strides(&l, dims, 3, 4, s), PJDL_INVALID_ARGUMENT,
-                "minor_to_major[1] is 3");
-    int64_t negative[3] = {2, -1, 0};
-    l = tiled(negative, 3, NULL, NULL, 0);
-    assert_code(pjdl__layout_to_strides(&l, dims, 3, 4, s), PJDL_INVALID_ARGUMENT,
-                "minor_to_major[1] is -1");
-    int64_t c[3] = {2, 1, 0};
-    l = tiled(c, 2, NULL, NULL, 0);
-    assert_code(pjdl__layout_to_strides(&l, dims, 3, 4, s), PJDL_INVALID_ARGUMENT,
-                "minor_to_major has 2 entries for 3 dimensions");
-    l = tiled(NULL, 3, NULL, NULL, 0);
-    assert_code(pjdl__layout_to_strides(&l, dims, 3, 4, s), PJDL_INVALID_ARGUMENT,
-                "minor_to_major is NULL");
-    l = tiled(c, 3, NULL, NULL, 1);
-    assert_code(pjdl__layout_to_strides(&l, dims, 3, 4, s), PJDL_INVALID_ARGUMENT,
-                "tile_dims or tile_dim_sizes is NULL");
-    int64_t zero_tile[2] = {0, 128};
-    size_t sizes[1] = {2};
-    l = tiled(c, 3, zero_tile, sizes, 1);
-    assert_code(pjdl__layout_to_strides(&l, dims, 3, 4, s), PJDL_INVALID_ARGUMENT,
-                "tile 0 has dimension 0 of size 0");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        PJRT_Buffer_MemoryLayout l = tiled(cases[i].m2m, cases[i].n, cases[i].tile_dims,
+                                           cases[i].tile_dim_sizes, cases[i].num_tiles);
+        assert_code(pjdl__layout_to_strides(&l, dims, 3, 4, s), PJDL_INVALID_ARGUMENT,
+                    cases[i].why);
+    }
 }
 
 static void test_tiles(void **state) {

@@ -98,49 +98,50 @@ static void test_forced(void **state) {
     assert_int_equal(o.type, PJDL_OPTION_STRING);
 }
 
+/* Malformed text is refused with the reason, and leaves the result alone. */
 static void test_malformed(void **state) {
     (void)state;
-    pjdl_option o;
-    memset(&o, 0x11, sizeof o);
-    pjdl_option before = o;
-    assert_code(pjdl_option_parse(NULL, &o), PJDL_INVALID_ARGUMENT, "text is NULL");
-    assert_code(pjdl_option_parse("a=1", NULL), PJDL_INVALID_ARGUMENT, "out is NULL");
-    assert_code(pjdl_option_parse("novalue", &o), PJDL_INVALID_ARGUMENT,
-                "option 'novalue' has no '='");
-    assert_code(pjdl_option_parse("=5", &o), PJDL_INVALID_ARGUMENT, "empty name");
-    assert_code(pjdl_option_parse(":int64=5", &o), PJDL_INVALID_ARGUMENT, "empty name");
-    assert_code(pjdl_option_parse("a:double=5", &o), PJDL_INVALID_ARGUMENT,
-                "unknown type 'double'");
-    assert_code(pjdl_option_parse("a:=5", &o), PJDL_INVALID_ARGUMENT, "unknown type ''");
-    assert_code(pjdl_option_parse("a:int64=5x", &o), PJDL_INVALID_ARGUMENT,
-                "option 'a': '5x' is not an integer");
-    assert_code(pjdl_option_parse("a:int64=", &o), PJDL_INVALID_ARGUMENT, "not an integer");
-    assert_code(pjdl_option_parse("a=9223372036854775808", &o), PJDL_INVALID_ARGUMENT,
-                "out of range for int64");
-    assert_code(pjdl_option_parse("a=-9223372036854775809", &o), PJDL_INVALID_ARGUMENT,
-                "out of range");
-    assert_code(pjdl_option_parse("a:float=x", &o), PJDL_INVALID_ARGUMENT, "not a number");
-    assert_code(pjdl_option_parse("a=1e99", &o), PJDL_INVALID_ARGUMENT, "out of range for a float");
-    assert_code(pjdl_option_parse("a:bool=yes", &o), PJDL_INVALID_ARGUMENT, "not a bool");
-    assert_code(pjdl_option_parse("a=[1,2", &o), PJDL_INVALID_ARGUMENT, "no closing ']'");
-    assert_code(pjdl_option_parse("a=[1,x]", &o), PJDL_INVALID_ARGUMENT,
-                "list element 1 'x' is not an integer");
-    assert_code(pjdl_option_parse("a=[1,,2]", &o), PJDL_INVALID_ARGUMENT, "list element 1");
-    assert_code(pjdl_option_parse("a=[1,]", &o), PJDL_INVALID_ARGUMENT, "list element 1");
-    assert_code(pjdl_option_parse("a=[99999999999999999999]", &o), PJDL_INVALID_ARGUMENT,
-                "out of range");
     char longname[400];
     memset(longname, 'n', 300);
     strcpy(longname + 300, "=1");
-    assert_code(pjdl_option_parse(longname, &o), PJDL_INVALID_ARGUMENT, "longer than 255");
-    /* A list with too many values. */
-    char list[4000];
+    char list[4000]; /* a list with too many values */
     strcpy(list, "a=[");
     for (int i = 0; i < 300; i++)
         strcat(list, i ? ",1" : "1");
     strcat(list, "]");
-    assert_code(pjdl_option_parse(list, &o), PJDL_INVALID_ARGUMENT, "more than 256 values");
-    assert_memory_equal(&o, &before, sizeof o); /* untouched on failure */
+    const struct {
+        const char *text;
+        const char *why;
+    } cases[] = {
+        {NULL, "text is NULL"},
+        {"novalue", "option 'novalue' has no '='"},
+        {"=5", "empty name"},
+        {":int64=5", "empty name"},
+        {"a:double=5", "unknown type 'double'"},
+        {"a:=5", "unknown type ''"},
+        {"a:int64=5x", "option 'a': '5x' is not an integer"},
+        {"a:int64=", "not an integer"},
+        {"a=9223372036854775808", "out of range for int64"},
+        {"a=-9223372036854775809", "out of range"},
+        {"a:float=x", "not a number"},
+        {"a=1e99", "out of range for a float"},
+        {"a:bool=yes", "not a bool"},
+        {"a=[1,2", "no closing ']'"},
+        {"a=[1,x]", "list element 1 'x' is not an integer"},
+        {"a=[1,,2]", "list element 1"},
+        {"a=[1,]", "list element 1"},
+        {"a=[99999999999999999999]", "out of range"},
+        {longname, "longer than 255"},
+        {list, "more than 256 values"},
+    };
+    pjdl_option o;
+    memset(&o, 0x11, sizeof o);
+    pjdl_option before = o;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_code(pjdl_option_parse(cases[i].text, &o), PJDL_INVALID_ARGUMENT, cases[i].why);
+        assert_memory_equal(&o, &before, sizeof o); /* untouched on failure */
+    }
+    assert_code(pjdl_option_parse("a=1", NULL), PJDL_INVALID_ARGUMENT, "out is NULL");
 }
 
 /* A failed parse does not clobber the previous result's storage. */

@@ -2,6 +2,7 @@
 #include "layout_test.h"
 
 #include "layout.h"
+#include "permutations.h"
 
 static float storage[4096];
 
@@ -240,32 +241,20 @@ static void test_row_major(void **state) {
  * `m2m` (minor to major) must come back as that order. */
 static void test_every_permutation(void **state) {
     (void)state;
-    int perms = 0;
-    for (int a = 0; a < 4; a++)
-        for (int b = 0; b < 4; b++)
-            for (int c = 0; c < 4; c++)
-                for (int d = 0; d < 4; d++) {
-                    if (a == b || a == c || a == d || b == c || b == d || c == d)
-                        continue;
-                    int64_t m2m[4] = {a, b, c, d};
-                    int64_t shape[4] = {2, 3, 4, 5};
-                    int64_t strides[4];
-                    int64_t s = 1;
-                    for (int i = 0; i < 4; i++) {
-                        strides[m2m[i]] = s;
-                        s *= shape[m2m[i]];
-                    }
-                    pjdl_layout l;
-                    DLTensor t = tensor(4, shape, strides, f32);
-                    assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
-                    bool c_order = a == 3 && b == 2 && c == 1 && d == 0;
-                    assert_int_equal(l.kind,
-                                     c_order ? PJDL_LAYOUT_ROW_MAJOR : PJDL_LAYOUT_PERMUTED);
-                    for (int i = 0; i < 4; i++)
-                        assert_int_equal(l.minor_to_major[i], m2m[i]);
-                    assert_null(l.why_strided);
-                    perms++;
-                }
+    int m2m[4] = {0, 1, 2, 3}, perms = 0;
+    do {
+        int64_t shape[4] = {2, 3, 4, 5}, strides[4];
+        test_order_strides(shape, m2m, 4, strides);
+        pjdl_layout l;
+        DLTensor t = tensor(4, shape, strides, f32);
+        assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
+        bool c_order = m2m[0] == 3 && m2m[1] == 2 && m2m[2] == 1 && m2m[3] == 0;
+        assert_int_equal(l.kind, c_order ? PJDL_LAYOUT_ROW_MAJOR : PJDL_LAYOUT_PERMUTED);
+        for (int i = 0; i < 4; i++)
+            assert_int_equal(l.minor_to_major[i], m2m[i]);
+        assert_null(l.why_strided);
+        perms++;
+    } while (test_next_permutation(m2m, 4));
     assert_int_equal(perms, 24);
 }
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pjrt_dlpack/pjrt_abi.h"
+#include "fake_api.h"
 
 __attribute__((visibility("default"))) int lib_fake_init_calls;
 
@@ -32,13 +32,9 @@ static PJRT_Api fake_api;
 __attribute__((visibility("default"))) const PJRT_Api *GetPjrtApi(void);
 
 __attribute__((visibility("default"))) const PJRT_Api *GetPjrtApi(void) {
-    fake_api.struct_size = PJRT_Api_STRUCT_SIZE;
-    fake_api.pjrt_api_version.struct_size = PJRT_Api_Version_STRUCT_SIZE;
-    fake_api.pjrt_api_version.major_version = PJRT_API_MAJOR;
-    fake_api.pjrt_api_version.minor_version = 1;
-    fake_api.PJRT_Error_Destroy = fake_error_destroy;
-    fake_api.PJRT_Error_Message = fake_error_message;
-    fake_api.PJRT_Error_GetCode = fake_error_code;
-    fake_api.PJRT_Plugin_Initialize = fake_initialize;
+    PJRT_Api api; /* filled aside: the table may be in use already */
+    fake_api_init(&api, 1, fake_error_destroy, fake_error_message, fake_error_code);
+    api.PJRT_Plugin_Initialize = fake_initialize;
+    fake_api = api;
     return &fake_api;
 }

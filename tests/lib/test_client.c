@@ -56,6 +56,27 @@ static void bad_options(void **state) {
     pjdl_plugin_release(plugin);
 }
 
+/* A plugin error passes through with the entry point named once: the
+ * reference plugin starts its messages with the entry point's name, and the
+ * library does not put it before them again. */
+static void plugin_error_named_once(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *client = lib_client(plugin, "cpu");
+    pjdl_plugin_release(plugin);
+    const uint8_t data[4] = {0};
+    const int64_t dims[1] = {8};
+    pjdl_buffer *buf = NULL;
+    LIB_FAILS(PJDL_UNIMPLEMENTED,
+              pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_S4, dims, 1, NULL, NULL, &buf));
+    const char *message = pjdl_last_error();
+    assert_non_null(strstr(message, "PJRT_Client_BufferFromHostBuffer: element type S4"));
+    assert_null(
+        strstr(message, "PJRT_Client_BufferFromHostBuffer: PJRT_Client_BufferFromHostBuffer"));
+    assert_null(buf);
+    pjdl_client_release(client);
+}
+
 /* Client and buffer made with the raw C API, then wrapped. */
 static void wrap_foreign(void **state) {
     (void)state;
@@ -113,6 +134,17 @@ static void wrap_foreign(void **state) {
     pjdl_plugin_release(plugin);
 }
 
+/* `buf`'s DLDevice, and that of an export of it, are of `type`. */
+static void expect_dl_device_type(pjdl_buffer *buf, DLDeviceType type) {
+    DLDevice dl;
+    LIB_OK(pjdl_buffer_dl_device(buf, &dl));
+    assert_int_equal(dl.device_type, type);
+    DLManagedTensorVersioned *t = NULL;
+    LIB_OK(pjdl_buffer_export(buf, NULL, &t));
+    assert_int_equal(t->dl_tensor.device.device_type, type);
+    t->deleter(t);
+}
+
 /* Registering a platform again is seen by buffers that already exist: their
  * DLDevice and the next export follow the registry (it is cached per memory,
  * so the cache must notice). */
@@ -125,24 +157,11 @@ static void reregister_platform(void **state) {
     int64_t dims[1] = {4};
     pjdl_buffer *buf = NULL;
     LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 1, NULL, NULL, &buf));
-    DLDevice dl;
-    DLManagedTensorVersioned *t = NULL;
-    LIB_OK(pjdl_buffer_dl_device(buf, &dl));
-    assert_int_equal(dl.device_type, kDLOneAPI);
-    LIB_OK(pjdl_buffer_export(buf, NULL, &t));
-    assert_int_equal(t->dl_tensor.device.device_type, kDLOneAPI);
-    t->deleter(t);
-
+    expect_dl_device_type(buf, kDLOneAPI);
     LIB_OK(pjdl_register_platform("xpu", kDLExtDev, kDLCPU));
-    LIB_OK(pjdl_buffer_dl_device(buf, &dl));
-    assert_int_equal(dl.device_type, kDLExtDev);
-    LIB_OK(pjdl_buffer_export(buf, NULL, &t));
-    assert_int_equal(t->dl_tensor.device.device_type, kDLExtDev);
-    t->deleter(t);
-
+    expect_dl_device_type(buf, kDLExtDev);
     LIB_OK(pjdl_register_platform("xpu", kDLOneAPI, kDLCPU));
-    LIB_OK(pjdl_buffer_dl_device(buf, &dl));
-    assert_int_equal(dl.device_type, kDLOneAPI);
+    expect_dl_device_type(buf, kDLOneAPI);
     pjdl_buffer_release(buf);
     pjdl_client_release(client);
 }
@@ -151,6 +170,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cpu_client),
         cmocka_unit_test(bad_options),
+        cmocka_unit_test(plugin_error_named_once),
         cmocka_unit_test(wrap_foreign),
         cmocka_unit_test(reregister_platform),
     };

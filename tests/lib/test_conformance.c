@@ -217,8 +217,7 @@ static void import_read_only(void **state) {
     lib_tensor t;
     lib_tensor_init(&t, data, lib_dtype(kDLFloat, 32), 1, shape, NULL);
     t.v.flags = DLPACK_FLAG_BITMASK_READ_ONLY;
-    pjdl_import_options o = PJDL_IMPORT_OPTIONS_INIT;
-    o.copy = PJDL_COPY_NEVER;
+    pjdl_import_options o = lib_import_options(PJDL_COPY_NEVER);
     pjdl_buffer *b = NULL;
     LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_import(&f->cpu, 1, &t.v, &o, &b));
     assert_int_equal(t.deleted, 0);

@@ -50,8 +50,7 @@ static void old_table_without_views(void **state) {
     const int64_t shape[] = {2, 3};
     lib_tensor t;
     lib_tensor_init(&t, data, lib_dtype(kDLFloat, 32), 2, shape, NULL);
-    pjdl_import_options o = PJDL_IMPORT_OPTIONS_INIT;
-    o.copy = PJDL_COPY_NEVER;
+    pjdl_import_options o = lib_import_options(PJDL_COPY_NEVER);
     pjdl_buffer *b = NULL;
     LIB_FAILS(PJDL_UNIMPLEMENTED, pjdl_import(&d->client, 1, &t.v, &o, &b));
     assert_non_null(strstr(pjdl_last_error(), "PJRT_Client_CreateViewOfDeviceBuffer"));

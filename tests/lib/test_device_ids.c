@@ -77,8 +77,7 @@ static void host_tensor_lands_where_named(void **state) {
         lib_tensor t;
         lib_tensor_init(&t, data, lib_dtype(kDLFloat, 32), 1, shape, NULL);
         t.v.dl_tensor.device.device_id = id * 5; /* 0, 5, 10: all the host */
-        pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
-        io.copy = PJDL_COPY_NEVER;
+        pjdl_import_options io = lib_import_options(PJDL_COPY_NEVER);
         io.device = id == 2 ? pjdl_client_device(f->cpu3, 2) : NULL;
         pjdl_buffer *b = NULL;
         LIB_OK(pjdl_import(&f->cpu3, 1, &t.v, &io, &b));

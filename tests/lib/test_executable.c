@@ -9,50 +9,20 @@
 #include <time.h>
 
 #include "lib_util.h"
-
-typedef struct fixture {
-    pjdl_plugin *plugin;
-    pjdl_client *client;
-} fixture;
-
-/* a * b + 1, and a transposed. */
-static const char program[] =
-    "func.func @main(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>)\n"
-    "    -> (tensor<2x3xf32>, tensor<3x2xf32>) {\n"
-    "  %one = stablehlo.constant dense<1.0> : tensor<2x3xf32>\n"
-    "  %m = stablehlo.multiply %a, %b : tensor<2x3xf32>\n"
-    "  %s = stablehlo.add %m, %one : tensor<2x3xf32>\n"
-    "  %t = stablehlo.transpose %a, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>\n"
-    "  return %s, %t : tensor<2x3xf32>, tensor<3x2xf32>\n"
-    "}\n";
+/* xla_compute_program: the xla-compute example's program (a * b + 1, and a
+ * transposed), examples/xla_compute.mlir. */
+#include "xla_compute_program.h"
 
 static const int64_t dims23[] = {2, 3};
 
-static int group_setup(void **state) {
-    fixture *f = calloc(1, sizeof *f);
-    *state = f;
-    lib_xla_client(&f->plugin, &f->client);
-    *state = f;
-    return 0;
-}
-
-static int group_teardown(void **state) {
-    fixture *f = *state;
-    if (f == NULL)
-        return 0;
-    pjdl_client_release(f->client);
-    pjdl_plugin_release(f->plugin);
-    free(f);
-    return 0;
-}
-
-static pjdl_executable *compile(fixture *f, const char *text) {
+static pjdl_executable *compile(lib_fixture *f, const char *text) {
     pjdl_executable *exe = NULL;
     LIB_OK(pjdl_executable_compile(f->client, text, strlen(text), "mlir", &exe));
     return exe;
 }
 
-static pjdl_buffer *host_buffer(fixture *f, const float *data, const int64_t *dims, size_t ndim) {
+static pjdl_buffer *host_buffer(lib_fixture *f, const float *data, const int64_t *dims,
+                                size_t ndim) {
     pjdl_buffer *b = NULL;
     LIB_OK(
         pjdl_buffer_from_host(f->client, data, PJRT_Buffer_Type_F32, dims, ndim, NULL, NULL, &b));
@@ -60,7 +30,7 @@ static pjdl_buffer *host_buffer(fixture *f, const float *data, const int64_t *di
 }
 
 static void bad_mlir_reports_the_plugins_message(void **state) {
-    fixture *f = *state;
+    lib_fixture *f = *state;
     pjdl_executable *exe = NULL;
     static const char bad[] = "func.func @main( this is not MLIR";
     pjdl_code code = pjdl_executable_compile(f->client, bad, strlen(bad), NULL, &exe);
@@ -77,10 +47,12 @@ static void bad_mlir_reports_the_plugins_message(void **state) {
     assert_int_not_equal(code, PJDL_OK);
     assert_null(exe);
     assert_non_null(strstr(pjdl_last_error(), "doesn't match function result type"));
-    LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_executable_compile(NULL, program, 1, NULL, &exe));
+    LIB_FAILS(PJDL_INVALID_ARGUMENT,
+              pjdl_executable_compile(NULL, xla_compute_program, 1, NULL, &exe));
     LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_executable_compile(f->client, NULL, 1, NULL, &exe));
     LIB_FAILS(PJDL_INVALID_ARGUMENT,
-              pjdl_executable_compile(f->client, program, strlen(program), NULL, NULL));
+              pjdl_executable_compile(f->client, xla_compute_program, strlen(xla_compute_program),
+                                      NULL, NULL));
 }
 
 static void reference_plugin_cannot_compile(void **state) {
@@ -88,16 +60,16 @@ static void reference_plugin_cannot_compile(void **state) {
     pjdl_plugin *ref = lib_load();
     pjdl_client *client = lib_client(ref, "cpu");
     pjdl_executable *exe = NULL;
-    LIB_FAILS(PJDL_UNIMPLEMENTED,
-              pjdl_executable_compile(client, program, strlen(program), NULL, &exe));
+    LIB_FAILS(PJDL_UNIMPLEMENTED, pjdl_executable_compile(client, xla_compute_program,
+                                                          strlen(xla_compute_program), NULL, &exe));
     assert_null(exe);
     pjdl_client_release(client);
     pjdl_plugin_release(ref);
 }
 
 static void computes(void **state) {
-    fixture *f = *state;
-    pjdl_executable *exe = compile(f, program);
+    lib_fixture *f = *state;
+    pjdl_executable *exe = compile(f, xla_compute_program);
     assert_int_equal(pjdl_executable_output_count(exe), 2);
     assert_ptr_equal(pjdl_executable_client(exe), f->client);
     assert_ptr_equal(pjdl_executable_device(exe), pjdl_client_device(f->client, 0));
@@ -134,8 +106,8 @@ static void computes(void **state) {
 }
 
 static void bad_arguments(void **state) {
-    fixture *f = *state;
-    pjdl_executable *exe = compile(f, program);
+    lib_fixture *f = *state;
+    pjdl_executable *exe = compile(f, xla_compute_program);
     const float a[6] = {0};
     pjdl_buffer *in[2] = {host_buffer(f, a, dims23, 2), host_buffer(f, a, dims23, 2)};
     pjdl_buffer *out[2] = {NULL, NULL};
@@ -198,8 +170,8 @@ static float *aligned_floats(size_t n) {
  * and each producer's deleter runs once, after the last user (the running
  * execution included) is done with it. */
 static void dlpack_views_in_outputs_out(void **state) {
-    fixture *f = *state;
-    pjdl_executable *exe = compile(f, program);
+    lib_fixture *f = *state;
+    pjdl_executable *exe = compile(f, xla_compute_program);
     float *a = aligned_floats(6), *b = aligned_floats(6);
     for (int i = 0; i < 6; i++) {
         a[i] = (float)i;
@@ -208,8 +180,7 @@ static void dlpack_views_in_outputs_out(void **state) {
     lib_tensor ta, tb;
     lib_tensor_init(&ta, a, lib_dtype(kDLFloat, 32), 2, dims23, NULL);
     lib_tensor_init(&tb, b, lib_dtype(kDLFloat, 32), 2, dims23, NULL);
-    pjdl_import_options opts = PJDL_IMPORT_OPTIONS_INIT;
-    opts.copy = PJDL_COPY_NEVER;
+    pjdl_import_options opts = lib_import_options(PJDL_COPY_NEVER);
     pjdl_buffer *in[2];
     LIB_OK(pjdl_import(&f->client, 1, &ta.v, &opts, &in[0]));
     LIB_OK(pjdl_import(&f->client, 1, &tb.v, &opts, &in[1]));
@@ -250,7 +221,7 @@ static void dlpack_views_in_outputs_out(void **state) {
  * XLA's executor is still computing when Execute returns. */
 #define BIG 1024
 
-static char *big_program(void) {
+static char *big_program_text(void) {
     static const char fmt[] =
         "func.func @main(%%a: tensor<%dx%dxf32>, %%b: tensor<%dx%dxf32>) -> tensor<%dx%dxf32> {\n"
         "  %%c = stablehlo.dot_general %%a, %%b, contracting_dims = [1] x [0]\n"
@@ -262,8 +233,23 @@ static char *big_program(void) {
     return text;
 }
 
+/* The BIG x BIG product compiled, and a BIG x BIG input of `value`s. */
+static pjdl_executable *big_program(lib_fixture *f, float value, pjdl_buffer **in) {
+    char *text = big_program_text();
+    pjdl_executable *exe = compile(f, text);
+    free(text);
+    const size_t count = (size_t)BIG * BIG;
+    float *host = aligned_floats(count);
+    for (size_t i = 0; i < count; i++)
+        host[i] = value;
+    const int64_t dims[] = {BIG, BIG};
+    *in = host_buffer(f, host, dims, 2);
+    free(host);
+    return exe;
+}
+
 /* PJRT_Event_IsReady of the buffer's ready event, asked of the plugin. */
-static bool plugin_says_ready(fixture *f, pjdl_buffer *b) {
+static bool plugin_says_ready(lib_fixture *f, pjdl_buffer *b) {
     const PJRT_Api *api = pjdl_plugin_api(f->plugin);
     PJRT_Buffer *pjrt = NULL;
     LIB_OK(pjdl_buffer_pjrt(b, &pjrt));
@@ -285,17 +271,11 @@ static bool plugin_says_ready(fixture *f, pjdl_buffer *b) {
  * be all BIG). Three runs at least, five at most: at least one must be
  * caught unfinished (a run may finish before the question on a busy host). */
 static void export_waits_for_results(void **state) {
-    fixture *f = *state;
-    char *text = big_program();
-    pjdl_executable *exe = compile(f, text);
-    free(text);
-    const size_t count = (size_t)BIG * BIG;
-    float *ones = aligned_floats(count);
-    for (size_t i = 0; i < count; i++)
-        ones[i] = 1.0f;
-    const int64_t dims[] = {BIG, BIG};
-    pjdl_buffer *in = host_buffer(f, ones, dims, 2);
+    lib_fixture *f = *state;
+    pjdl_buffer *in = NULL;
+    pjdl_executable *exe = big_program(f, 1.0f, &in);
     LIB_OK(pjdl_buffer_await(in));
+    const size_t count = (size_t)BIG * BIG;
     pjdl_buffer *args[2] = {in, in};
     int caught = 0;
     int attempts = 0;
@@ -322,23 +302,15 @@ static void export_waits_for_results(void **state) {
     assert_int_not_equal(caught, 0);
     pjdl_buffer_release(in);
     pjdl_executable_release(exe);
-    free(ones);
 }
 
 /* Results live on when the executable and the inputs are released while
  * the execution is still running. */
 static void results_outlive_executable(void **state) {
-    fixture *f = *state;
-    char *text = big_program();
-    pjdl_executable *exe = compile(f, text);
-    free(text);
+    lib_fixture *f = *state;
+    pjdl_buffer *in = NULL;
+    pjdl_executable *exe = big_program(f, 2.0f, &in);
     const size_t count = (size_t)BIG * BIG;
-    float *twos = aligned_floats(count);
-    for (size_t i = 0; i < count; i++)
-        twos[i] = 2.0f;
-    const int64_t dims[] = {BIG, BIG};
-    pjdl_buffer *in = host_buffer(f, twos, dims, 2);
-    free(twos);
     pjdl_buffer *args[2] = {in, in};
     pjdl_buffer *out = NULL;
     size_t n = 0;
@@ -352,7 +324,7 @@ static void results_outlive_executable(void **state) {
             fail_msg("element %zu is %g, wanted %d", i, (double)c[i], 4 * BIG);
     free(c);
     /* A retained executable outlives its first release. */
-    exe = compile(f, program);
+    exe = compile(f, xla_compute_program);
     pjdl_executable_retain(exe);
     pjdl_executable_release(exe);
     assert_int_equal(pjdl_executable_output_count(exe), 2);
@@ -371,5 +343,5 @@ int main(void) {
         cmocka_unit_test(export_waits_for_results),
         cmocka_unit_test(results_outlive_executable),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, lib_setup_xla, lib_teardown);
 }

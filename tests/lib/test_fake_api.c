@@ -3,6 +3,7 @@
  * plugin errors passed through and destroyed. */
 #include <dlfcn.h>
 
+#include "fake_api.h"
 #include "lib_util.h"
 
 /* Fake errors: a code and a message; live ones are counted. */
@@ -62,14 +63,7 @@ static PJRT_Error *event_destroy(PJRT_Event_Destroy_Args *args) {
 
 static PJRT_Api base_api(void) {
     PJRT_Api api;
-    memset(&api, 0, sizeof api);
-    api.struct_size = PJRT_Api_STRUCT_SIZE;
-    api.pjrt_api_version.struct_size = PJRT_Api_Version_STRUCT_SIZE;
-    api.pjrt_api_version.major_version = PJRT_API_MAJOR;
-    api.pjrt_api_version.minor_version = 40;
-    api.PJRT_Error_Destroy = error_destroy;
-    api.PJRT_Error_Message = error_message;
-    api.PJRT_Error_GetCode = error_code;
+    fake_api_init(&api, 40, error_destroy, error_message, error_code);
     api.PJRT_Client_Create = client_create_fails;
     api.PJRT_Client_Destroy = client_destroy;
     api.PJRT_Event_Destroy = event_destroy;

@@ -1,28 +1,7 @@
 /* Import of every stride pattern with each copy setting: compact
  * permutations are viewed, everything else is copied or refused. */
 #include "lib_util.h"
-
-typedef struct fixture {
-    pjdl_plugin *plugin;
-    pjdl_client *client;
-} fixture;
-
-static int setup(void **state) {
-    fixture *f = calloc(1, sizeof *f);
-    f->plugin = lib_load();
-    f->client = lib_client(f->plugin, "cpu");
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state) {
-    fixture *f = *state;
-    assert_int_equal(lib_live(f->client), 0);
-    pjdl_client_release(f->client);
-    pjdl_plugin_release(f->plugin);
-    free(f);
-    return 0;
-}
+#include "permutations.h"
 
 #define STORAGE 4096
 
@@ -51,7 +30,7 @@ typedef struct outcome {
 
 /* Imports an int32 tensor over `storage` at element offset `base` (plus
  * `misalign` bytes) and checks its contents and deleter. */
-static outcome try_import(fixture *f, int32_t *storage, int64_t base, size_t misalign,
+static outcome try_import(lib_fixture *f, int32_t *storage, int64_t base, size_t misalign,
                           const int64_t *shape, const int64_t *strides, int ndim, pjdl_copy copy,
                           bool read_only) {
     lib_tensor t;
@@ -59,8 +38,7 @@ static outcome try_import(fixture *f, int32_t *storage, int64_t base, size_t mis
     t.v.dl_tensor.byte_offset = (uint64_t)base * 4 + misalign;
     if (read_only)
         t.v.flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
-    pjdl_import_options o = PJDL_IMPORT_OPTIONS_INIT;
-    o.copy = copy;
+    pjdl_import_options o = lib_import_options(copy);
     pjdl_buffer *b = NULL;
     pjdl_client *clients[] = {f->client};
     outcome r = {pjdl_import(clients, 1, &t.v, &o, &b), false};
@@ -95,37 +73,26 @@ static outcome try_import(fixture *f, int32_t *storage, int64_t base, size_t mis
 }
 
 static void permutations_4d(void **state) {
-    fixture *f = *state;
+    lib_fixture *f = *state;
     int32_t *storage = malloc(STORAGE * sizeof *storage);
     for (int i = 0; i < STORAGE; i++)
         storage[i] = i;
     const int64_t extent[4] = {2, 3, 4, 5};
-    int perms = 0;
-    for (int a = 0; a < 4; a++)
-        for (int b = 0; b < 4; b++)
-            for (int c = 0; c < 4; c++)
-                for (int d = 0; d < 4; d++) {
-                    int p[4] = {a, b, c, d};
-                    if (a == b || a == c || a == d || b == c || b == d || c == d)
-                        continue;
-                    /* p lists the dimensions from major to minor in memory. */
-                    int64_t strides[4], s = 1;
-                    for (int k = 3; k >= 0; k--) {
-                        strides[p[k]] = s;
-                        s *= extent[p[k]];
-                    }
-                    outcome r = try_import(f, storage, 0, 0, extent, strides, 4,
-                                           PJDL_COPY_IF_NEEDED, false);
-                    LIB_OK(r.code);
-                    assert_true(r.viewed);
-                    r = try_import(f, storage, 0, 0, extent, strides, 4, PJDL_COPY_NEVER, false);
-                    LIB_OK(r.code);
-                    assert_true(r.viewed);
-                    r = try_import(f, storage, 0, 0, extent, strides, 4, PJDL_COPY_ALWAYS, false);
-                    LIB_OK(r.code);
-                    assert_false(r.viewed);
-                    perms++;
-                }
+    int m2m[4] = {0, 1, 2, 3}, perms = 0;
+    do {
+        int64_t strides[4];
+        test_order_strides(extent, m2m, 4, strides);
+        outcome r = try_import(f, storage, 0, 0, extent, strides, 4, PJDL_COPY_IF_NEEDED, false);
+        LIB_OK(r.code);
+        assert_true(r.viewed);
+        r = try_import(f, storage, 0, 0, extent, strides, 4, PJDL_COPY_NEVER, false);
+        LIB_OK(r.code);
+        assert_true(r.viewed);
+        r = try_import(f, storage, 0, 0, extent, strides, 4, PJDL_COPY_ALWAYS, false);
+        LIB_OK(r.code);
+        assert_false(r.viewed);
+        perms++;
+    } while (test_next_permutation(m2m, 4));
     assert_int_equal(perms, 24);
     free(storage);
 }
@@ -139,7 +106,7 @@ typedef struct strided_case {
 } strided_case;
 
 static void strided_cases(void **state) {
-    fixture *f = *state;
+    lib_fixture *f = *state;
     int32_t *storage = malloc((STORAGE + 1) * sizeof *storage);
     for (int i = 0; i < STORAGE; i++)
         storage[i] = i;
@@ -174,7 +141,7 @@ static void strided_cases(void **state) {
 }
 
 static void read_only_tensor(void **state) {
-    fixture *f = *state;
+    lib_fixture *f = *state;
     int32_t storage[24];
     for (int i = 0; i < 24; i++)
         storage[i] = i;
@@ -189,7 +156,7 @@ static void read_only_tensor(void **state) {
 }
 
 static void bad_tensors(void **state) {
-    fixture *f = *state;
+    lib_fixture *f = *state;
     int32_t storage[8] = {0};
     const int64_t shape[] = {2, 4};
     lib_tensor t;
@@ -217,10 +184,10 @@ static void bad_tensors(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(permutations_4d, setup, teardown),
-        cmocka_unit_test_setup_teardown(strided_cases, setup, teardown),
-        cmocka_unit_test_setup_teardown(read_only_tensor, setup, teardown),
-        cmocka_unit_test_setup_teardown(bad_tensors, setup, teardown),
+        cmocka_unit_test_setup_teardown(permutations_4d, lib_setup_cpu, lib_teardown_clean),
+        cmocka_unit_test_setup_teardown(strided_cases, lib_setup_cpu, lib_teardown_clean),
+        cmocka_unit_test_setup_teardown(read_only_tensor, lib_setup_cpu, lib_teardown_clean),
+        cmocka_unit_test_setup_teardown(bad_tensors, lib_setup_cpu, lib_teardown_clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* Ownership: every deleter runs exactly once whatever the release order;
  * transfer mode; delete with live exports; export copies and options. */
 #include "lib_util.h"
+#include "permutations.h"
 
 static int64_t process_live(pjdl_plugin *plugin) {
     const PJRT_Ref_Extension *ext = lib_ref_ext(plugin);
@@ -49,8 +50,7 @@ static void release_order(const int perm[4], const char *platform, bool use_stre
     export_deletions = 0;
     pjdl_buffer *back = NULL;
     pjdl_client *clients[] = {client};
-    pjdl_import_options o = PJDL_IMPORT_OPTIONS_INIT;
-    o.copy = PJDL_COPY_NEVER; /* a view on both platforms */
+    pjdl_import_options o = lib_import_options(PJDL_COPY_NEVER); /* a view on both platforms */
     LIB_OK(pjdl_import(clients, 1, t, &o, &back));
     bool back_released = false;
     for (int i = 0; i < 4; i++) {
@@ -78,17 +78,11 @@ static void release_order(const int perm[4], const char *platform, bool use_stre
 }
 
 static void every_release_order_on(const char *platform, bool use_stream) {
-    int n = 0;
-    for (int a = 0; a < 4; a++)
-        for (int b = 0; b < 4; b++)
-            for (int c = 0; c < 4; c++)
-                for (int d = 0; d < 4; d++) {
-                    if (a == b || a == c || a == d || b == c || b == d || c == d)
-                        continue;
-                    int perm[4] = {a, b, c, d};
-                    release_order(perm, platform, use_stream);
-                    n++;
-                }
+    int perm[4] = {0, 1, 2, 3}, n = 0;
+    do {
+        release_order(perm, platform, use_stream);
+        n++;
+    } while (test_next_permutation(perm, 4));
     assert_int_equal(n, 24);
 }
 
@@ -150,11 +144,9 @@ static void transfer_mode(void **state) {
 }
 
 static void delete_with_live_export(void **state) {
-    (void)state;
-    pjdl_plugin *plugin = lib_load();
-    pjdl_client *client = lib_client(plugin, "cpu");
+    lib_fixture *f = *state;
     float data[16], host[16];
-    pjdl_buffer *b = make_buffer(client, data);
+    pjdl_buffer *b = make_buffer(f->client, data);
     DLManagedTensorVersioned *t = NULL;
     LIB_OK(pjdl_buffer_export(b, NULL, &t));
     LIB_OK(pjdl_buffer_delete(b));
@@ -165,17 +157,12 @@ static void delete_with_live_export(void **state) {
     assert_memory_equal(t->dl_tensor.data, data, sizeof data); /* pinned */
     t->deleter(t);
     pjdl_buffer_release(b);
-    assert_int_equal(lib_live(client), 0);
-    pjdl_client_release(client);
-    pjdl_plugin_release(plugin);
 }
 
 static void export_options(void **state) {
-    (void)state;
-    pjdl_plugin *plugin = lib_load();
-    pjdl_client *client = lib_client(plugin, "cpu");
+    lib_fixture *f = *state;
     float data[16];
-    pjdl_buffer *b = make_buffer(client, data);
+    pjdl_buffer *b = make_buffer(f->client, data);
     void *device_ptr = NULL;
     LIB_OK(pjdl_buffer_data_pointer(b, &device_ptr));
 
@@ -227,9 +214,6 @@ static void export_options(void **state) {
     LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_buffer_export(b, &o, &t));
     assert_false(pjdl_buffer_is_deleted(b));
     pjdl_buffer_release(b);
-    assert_int_equal(lib_live(client), 0);
-    pjdl_client_release(client);
-    pjdl_plugin_release(plugin);
 }
 
 /* Sentinel for "out-parameter left untouched". */
@@ -249,11 +233,9 @@ static void raw_delete(pjdl_plugin *plugin, pjdl_buffer *b) {
  * library's back while an earlier export still pins its memory: the library
  * does not know, and the pin refuses. */
 static void kept_pointer_after_raw_delete(void **state) {
-    (void)state;
-    pjdl_plugin *plugin = lib_load();
-    pjdl_client *client = lib_client(plugin, "cpu");
+    lib_fixture *f = *state;
     float data[16];
-    pjdl_buffer *b = make_buffer(client, data);
+    pjdl_buffer *b = make_buffer(f->client, data);
     void *device_ptr = NULL;
     LIB_OK(pjdl_buffer_data_pointer(b, &device_ptr));
     DLManagedTensorVersioned *first = NULL, *t = NULL;
@@ -264,7 +246,7 @@ static void kept_pointer_after_raw_delete(void **state) {
         assert_ptr_equal(t->dl_tensor.data, device_ptr);
         t->deleter(t);
     }
-    raw_delete(plugin, b);
+    raw_delete(f->plugin, b);
     assert_false(pjdl_buffer_is_deleted(b));
     t = UNTOUCHED;
     LIB_FAILS(PJDL_FAILED_PRECONDITION, pjdl_buffer_export(b, NULL, &t));
@@ -284,20 +266,15 @@ static void kept_pointer_after_raw_delete(void **state) {
     assert_memory_equal(first->dl_tensor.data, data, sizeof data);
     first->deleter(first);
     pjdl_buffer_release(b);
-    assert_int_equal(lib_live(client), 0);
-    pjdl_client_release(client);
-    pjdl_plugin_release(plugin);
 }
 
 /* The kept pointer after pjdl_buffer_delete, a failed transfer and a
  * transfer: refused after a delete or a transfer, the same memory after a
  * transfer that failed. */
 static void kept_pointer_after_delete_and_transfer(void **state) {
-    (void)state;
-    pjdl_plugin *plugin = lib_load();
-    pjdl_client *client = lib_client(plugin, "cpu");
+    lib_fixture *f = *state;
     float data[16];
-    pjdl_buffer *b = make_buffer(client, data);
+    pjdl_buffer *b = make_buffer(f->client, data);
     void *device_ptr = NULL;
     LIB_OK(pjdl_buffer_data_pointer(b, &device_ptr));
     DLManagedTensorVersioned *t = NULL;
@@ -329,7 +306,7 @@ static void kept_pointer_after_delete_and_transfer(void **state) {
     assert_memory_equal(moved->dl_tensor.data, data, sizeof data);
     moved->deleter(moved);
     /* pjdl_buffer_delete after exports kept the pointer. */
-    b = make_buffer(client, data);
+    b = make_buffer(f->client, data);
     LIB_OK(pjdl_buffer_export(b, NULL, &t));
     t->deleter(t);
     LIB_OK(pjdl_buffer_delete(b));
@@ -338,9 +315,6 @@ static void kept_pointer_after_delete_and_transfer(void **state) {
     assert_non_null(strstr(pjdl_last_error(), "deleted"));
     assert_ptr_equal(t, UNTOUCHED);
     pjdl_buffer_release(b);
-    assert_int_equal(lib_live(client), 0);
-    pjdl_client_release(client);
-    pjdl_plugin_release(plugin);
 }
 
 int main(void) {
@@ -348,10 +322,12 @@ int main(void) {
         cmocka_unit_test(every_release_order),
         cmocka_unit_test(deleter_first),
         cmocka_unit_test(transfer_mode),
-        cmocka_unit_test(delete_with_live_export),
-        cmocka_unit_test(export_options),
-        cmocka_unit_test(kept_pointer_after_raw_delete),
-        cmocka_unit_test(kept_pointer_after_delete_and_transfer),
+        cmocka_unit_test_setup_teardown(delete_with_live_export, lib_setup_cpu, lib_teardown_clean),
+        cmocka_unit_test_setup_teardown(export_options, lib_setup_cpu, lib_teardown_clean),
+        cmocka_unit_test_setup_teardown(kept_pointer_after_raw_delete, lib_setup_cpu,
+                                        lib_teardown_clean),
+        cmocka_unit_test_setup_teardown(kept_pointer_after_delete_and_transfer, lib_setup_cpu,
+                                        lib_teardown_clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

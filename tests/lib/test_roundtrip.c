@@ -2,41 +2,14 @@
  * type, 0-d and zero-size tensors, versioned and legacy. */
 #include "roundtrip.h"
 
-typedef struct fixture {
-    pjdl_plugin *plugin;
-    pjdl_client *client;
-} fixture;
-
-static int setup(void **state) {
-    fixture *f = calloc(1, sizeof *f);
-    f->plugin = lib_load();
-    f->client = lib_client(f->plugin, "cpu");
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state) {
-    fixture *f = *state;
-    assert_int_equal(lib_live(f->client), 0);
-    pjdl_client_release(f->client);
-    pjdl_plugin_release(f->plugin);
-    free(f);
-    return 0;
-}
-
 static void every_type(void **state) {
-    fixture *f = *state;
+    lib_fixture *f = *state;
     /* bool, 8 ints, 3 floats, bf16, 2 complex, float8s */
     assert_true(lib_round_trip_every_type(f->client) >= 17);
 }
 
-static void scalar_and_empty(void **state) {
-    fixture *f = *state;
-    lib_round_trip_scalar_and_empty(f->client);
-}
-
 static void import_host_tensor(void **state) {
-    fixture *f = *state;
+    lib_fixture *f = *state;
     int32_t data[6] = {1, 2, 3, 4, 5, 6};
     const int64_t shape[] = {2, 3};
     lib_tensor t;
@@ -54,9 +27,10 @@ static void import_host_tensor(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(every_type, setup, teardown),
-        cmocka_unit_test_setup_teardown(scalar_and_empty, setup, teardown),
-        cmocka_unit_test_setup_teardown(import_host_tensor, setup, teardown),
+        cmocka_unit_test_setup_teardown(every_type, lib_setup_cpu, lib_teardown_clean),
+        cmocka_unit_test_setup_teardown(lib_round_trip_scalar_and_empty, lib_setup_cpu,
+                                        lib_teardown_clean),
+        cmocka_unit_test_setup_teardown(import_host_tensor, lib_setup_cpu, lib_teardown_clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

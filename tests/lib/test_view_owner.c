@@ -13,8 +13,7 @@ static int64_t process_live(pjdl_plugin *plugin) {
 }
 
 static pjdl_buffer *import_view(pjdl_client *client, DLManagedTensorVersioned *t) {
-    pjdl_import_options o = PJDL_IMPORT_OPTIONS_INIT;
-    o.copy = PJDL_COPY_NEVER;
+    pjdl_import_options o = lib_import_options(PJDL_COPY_NEVER);
     pjdl_buffer *b = NULL;
     LIB_OK(pjdl_import(&client, 1, t, &o, &b));
     return b;

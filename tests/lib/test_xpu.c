@@ -17,6 +17,22 @@ static pjdl_client *xpu_client(pjdl_plugin *plugin, int64_t delay_us, int64_t fa
     return client;
 }
 
+/* How a test's xpu client behaves (the test's initial state). */
+typedef struct xpu_setup {
+    int64_t delay_us;   /* each transfer takes this long */
+    int64_t fail_every; /* every n-th transfer fails; 0: none */
+} xpu_setup;
+
+/* Set-up: the reference plugin and an xpu client as the test asks. */
+static int setup(void **state) {
+    const xpu_setup *x = *state;
+    lib_fixture *f = calloc(1, sizeof *f);
+    *state = f;
+    f->plugin = lib_load();
+    f->client = xpu_client(f->plugin, x->delay_us, x->fail_every);
+    return 0;
+}
+
 static pjdl_buffer *upload(pjdl_client *client, const float *data, size_t n) {
     const int64_t dims[] = {(int64_t)n};
     pjdl_buffer *b = NULL;
@@ -25,48 +41,42 @@ static pjdl_buffer *upload(pjdl_client *client, const float *data, size_t n) {
 }
 
 static void devices_and_round_trip(void **state) {
-    (void)state;
-    pjdl_plugin *plugin = lib_load();
-    pjdl_client *client = xpu_client(plugin, 0, 0);
-    assert_string_equal(pjdl_client_platform_name(client), "xpu");
-    assert_true(pjdl_client_platform_id(client) == 0xac4b42972bd25347ull);
-    assert_true(pjdl_client_device_count(client) >= 2);
-    pjdl_device *d1 = pjdl_client_device(client, 1);
+    lib_fixture *f = *state;
+    assert_string_equal(pjdl_client_platform_name(f->client), "xpu");
+    assert_true(pjdl_client_platform_id(f->client) == 0xac4b42972bd25347ull);
+    assert_true(pjdl_client_device_count(f->client) >= 2);
+    pjdl_device *d1 = pjdl_client_device(f->client, 1);
     DLDevice dl;
     LIB_OK(pjdl_device_dl(d1, NULL, &dl));
     assert_int_equal(dl.device_type, kDLOneAPI);
     assert_int_equal(dl.device_id, pjdl_device_local_hardware_id(d1));
     pjdl_device *found = NULL;
-    LIB_OK(pjdl_client_find_dl(client, dl, &found, NULL));
+    LIB_OK(pjdl_client_find_dl(f->client, dl, &found, NULL));
     assert_ptr_equal(found, d1);
 
     float data[32], back[32];
     for (int i = 0; i < 32; i++)
         data[i] = (float)i - 7.0f;
-    pjdl_buffer *b = upload(client, data, 32);
+    pjdl_buffer *b = upload(f->client, data, 32);
     DLManagedTensorVersioned *t = NULL;
     LIB_OK(pjdl_buffer_export(b, NULL, &t));
     assert_int_equal(t->dl_tensor.device.device_type, kDLOneAPI);
     pjdl_buffer *view = NULL;
-    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
-    io.copy = PJDL_COPY_NEVER;
-    LIB_OK(pjdl_import(&client, 1, t, &io, &view));
+    pjdl_import_options io = lib_import_options(PJDL_COPY_NEVER);
+    LIB_OK(pjdl_import(&f->client, 1, t, &io, &view));
     LIB_OK(pjdl_buffer_to_host(view, back, sizeof back));
     assert_memory_equal(back, data, sizeof data);
     pjdl_buffer_release(view);
     pjdl_buffer_release(b);
 
     /* Device memory is not host-reachable: no copy from it on import. */
-    b = upload(client, data, 32);
+    b = upload(f->client, data, 32);
     LIB_OK(pjdl_buffer_export(b, NULL, &t));
     pjdl_buffer_release(b);
     io.copy = PJDL_COPY_ALWAYS;
-    assert_int_not_equal(pjdl_import(&client, 1, t, &io, &view), PJDL_OK);
+    assert_int_not_equal(pjdl_import(&f->client, 1, t, &io, &view), PJDL_OK);
     assert_non_null(strstr(pjdl_last_error(), "host"));
     t->deleter(t);
-    assert_int_equal(lib_live(client), 0);
-    pjdl_client_release(client);
-    pjdl_plugin_release(plugin);
 }
 
 /* A host callback on the consumer's stream: sees the data when it runs. */
@@ -86,11 +96,9 @@ static void check_on_stream(PJRT_Error_Code status, const char *message, void *a
 }
 
 static void export_on_stream(void **state) {
-    (void)state;
-    pjdl_plugin *plugin = lib_load();
-    pjdl_client *client = xpu_client(plugin, 20000, 0); /* transfers take 20 ms */
-    const PJRT_Ref_Extension *ext = lib_ref_ext(plugin);
-    pjdl_device *dev = pjdl_client_device(client, 0);
+    lib_fixture *f = *state;
+    const PJRT_Ref_Extension *ext = lib_ref_ext(f->plugin);
+    pjdl_device *dev = pjdl_client_device(f->client, 0);
     intptr_t stream = 0;
     LIB_OK(pjdl_device_stream(dev, &stream));
     PJRT_Ref_CreateStream_Args cs = {.struct_size = PJRT_Ref_CreateStream_Args_STRUCT_SIZE,
@@ -99,7 +107,7 @@ static void export_on_stream(void **state) {
     float data[64];
     for (int i = 0; i < 64; i++)
         data[i] = (float)(i * 3);
-    pjdl_buffer *b = upload(client, data, 64);
+    pjdl_buffer *b = upload(f->client, data, 64);
     pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
     o.has_stream = true;
     o.stream = cs.stream;
@@ -128,18 +136,13 @@ static void export_on_stream(void **state) {
     assert_null(ext->destroy_stream(&ds));
     sync.stream = stream; /* the default stream's queued wait must finish */
     assert_null(ext->synchronize_stream(&sync));
-    assert_int_equal(lib_live(client), 0);
-    pjdl_client_release(client);
-    pjdl_plugin_release(plugin);
 }
 
 static void wait_timeout(void **state) {
-    (void)state;
-    pjdl_plugin *plugin = lib_load();
-    pjdl_client *client = xpu_client(plugin, 300000, 0); /* 300 ms transfers */
+    lib_fixture *f = *state;
     float data[16] = {1, 2, 3, 4};
-    pjdl_buffer *b = upload(client, data, 16);
-    pjdl_client_set_wait_timeout(client, 10);
+    pjdl_buffer *b = upload(f->client, data, 16);
+    pjdl_client_set_wait_timeout(f->client, 10);
     DLManagedTensorVersioned *t = NULL;
     LIB_FAILS(PJDL_DEADLINE_EXCEEDED, pjdl_buffer_export(b, NULL, &t));
     LIB_FAILS(PJDL_DEADLINE_EXCEEDED, pjdl_buffer_await(b));
@@ -153,29 +156,25 @@ static void wait_timeout(void **state) {
         o.copy = PJDL_COPY_ALWAYS;
         LIB_FAILS(PJDL_DEADLINE_EXCEEDED, pjdl_buffer_export(b, &o, &t));
     }
-    pjdl_client_set_wait_timeout(client, 0);
+    pjdl_client_set_wait_timeout(f->client, 0);
     LIB_OK(pjdl_buffer_export(b, NULL, &t)); /* the late callbacks were harmless */
     assert_memory_equal(t->dl_tensor.data, data, sizeof data);
     t->deleter(t);
     /* With a generous deadline the copy goes through the landing block. */
-    pjdl_client_set_wait_timeout(client, 10000);
+    pjdl_client_set_wait_timeout(f->client, 10000);
     float host[16];
     LIB_OK(pjdl_buffer_to_host(b, host, sizeof host));
     assert_memory_equal(host, data, sizeof data);
     pjdl_buffer_release(b);
-    pjdl_client_release(client);
-    pjdl_plugin_release(plugin);
 }
 
 static void ready_event_error(void **state) {
-    (void)state;
-    pjdl_plugin *plugin = lib_load();
-    pjdl_client *client = xpu_client(plugin, 0, 1); /* every transfer fails */
+    lib_fixture *f = *state;
     float data[16] = {0};
     const int64_t dims[] = {16};
     pjdl_buffer *b = NULL;
     pjdl_code code =
-        pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 1, NULL, NULL, &b);
+        pjdl_buffer_from_host(f->client, data, PJRT_Buffer_Type_F32, dims, 1, NULL, NULL, &b);
     if (code == PJDL_OK) {
         DLManagedTensorVersioned *t = NULL;
         code = pjdl_buffer_export(b, NULL, &t);
@@ -184,16 +183,12 @@ static void ready_event_error(void **state) {
         pjdl_buffer_release(b);
     }
     assert_true(pjdl_last_error()[0] != '\0');
-    pjdl_client_release(client);
-    pjdl_plugin_release(plugin);
 }
 
 /* A host tensor copied into device memory: its deleter runs once the
  * transfer no longer needs it. */
 static void copy_into_device(void **state) {
-    (void)state;
-    pjdl_plugin *plugin = lib_load();
-    pjdl_client *client = xpu_client(plugin, 5000, 0);
+    lib_fixture *f = *state;
     float data[24], back[24];
     for (int i = 0; i < 24; i++)
         data[i] = (float)i;
@@ -203,9 +198,9 @@ static void copy_into_device(void **state) {
         lib_tensor t;
         lib_tensor_init(&t, data, lib_dtype(kDLFloat, 32), 2, shape, round ? strides : NULL);
         pjdl_import_options o = PJDL_IMPORT_OPTIONS_INIT;
-        o.device = pjdl_client_device(client, 1);
+        o.device = pjdl_client_device(f->client, 1);
         pjdl_buffer *b = NULL;
-        LIB_OK(pjdl_import(&client, 1, &t.v, &o, &b));
+        LIB_OK(pjdl_import(&f->client, 1, &t.v, &o, &b));
         assert_ptr_equal(pjdl_buffer_device(b), o.device);
         LIB_OK(pjdl_buffer_to_host(b, back, sizeof back));
         for (int i = 0; i < 24; i++) {
@@ -222,19 +217,14 @@ static void copy_into_device(void **state) {
         pjdl_buffer_release(b);
         assert_int_equal(t.deleted, 1);
     }
-    assert_int_equal(lib_live(client), 0);
-    pjdl_client_release(client);
-    pjdl_plugin_release(plugin);
 }
 
 /* Import with the producer's stream: the view is ready when that stream
  * reaches the import. */
 static void import_with_stream(void **state) {
-    (void)state;
-    pjdl_plugin *plugin = lib_load();
-    pjdl_client *client = xpu_client(plugin, 2000, 0);
+    lib_fixture *f = *state;
     float data[8] = {8, 7, 6, 5, 4, 3, 2, 1}, back[8];
-    pjdl_buffer *b = upload(client, data, 8);
+    pjdl_buffer *b = upload(f->client, data, 8);
     intptr_t stream;
     LIB_OK(pjdl_device_stream(pjdl_buffer_device(b), &stream));
     pjdl_export_options eo = PJDL_EXPORT_OPTIONS_INIT;
@@ -246,7 +236,7 @@ static void import_with_stream(void **state) {
     io.has_stream = true;
     io.stream = stream;
     pjdl_buffer *view = NULL;
-    LIB_OK(pjdl_import(&client, 1, t, &io, &view));
+    LIB_OK(pjdl_import(&f->client, 1, t, &io, &view));
     void *a = NULL, *v = NULL;
     LIB_OK(pjdl_buffer_data_pointer(b, &a));
     LIB_OK(pjdl_buffer_data_pointer(view, &v));
@@ -255,8 +245,6 @@ static void import_with_stream(void **state) {
     assert_memory_equal(back, data, sizeof data);
     pjdl_buffer_release(view);
     pjdl_buffer_release(b);
-    pjdl_client_release(client);
-    pjdl_plugin_release(plugin);
 }
 
 /* Both clients given: each tensor goes to the client of its device. */
@@ -281,10 +269,8 @@ static void two_clients(void **state) {
 
 /* Pinned host memory of the xpu is kDLCPU: exported and imported as such. */
 static void pinned_host(void **state) {
-    (void)state;
-    pjdl_plugin *plugin = lib_load();
-    pjdl_client *client = xpu_client(plugin, 0, 0);
-    pjdl_device *dev = pjdl_client_device(client, 0);
+    lib_fixture *f = *state;
+    pjdl_device *dev = pjdl_client_device(f->client, 0);
     pjdl_memory *pinned = NULL;
     for (size_t i = 0; i < pjdl_device_memory_count(dev); i++)
         if (strcmp(pjdl_memory_kind(pjdl_device_memory(dev, i)), "pinned_host") == 0)
@@ -296,33 +282,41 @@ static void pinned_host(void **state) {
     float data[5] = {1, 3, 5, 7, 9}, back[5];
     const int64_t dims[] = {5};
     pjdl_buffer *b = NULL;
-    LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 1, NULL, pinned, &b));
+    LIB_OK(pjdl_buffer_from_host(f->client, data, PJRT_Buffer_Type_F32, dims, 1, NULL, pinned, &b));
     assert_ptr_equal(pjdl_buffer_memory(b), pinned);
     DLManagedTensorVersioned *t = NULL;
     LIB_OK(pjdl_buffer_export(b, NULL, &t));
     assert_int_equal(t->dl_tensor.device.device_type, kDLCPU);
     assert_memory_equal(t->dl_tensor.data, data, sizeof data);
     pjdl_buffer *view = NULL;
-    LIB_OK(pjdl_import(&client, 1, t, NULL, &view));
+    LIB_OK(pjdl_import(&f->client, 1, t, NULL, &view));
     assert_ptr_equal(pjdl_buffer_memory(view), pinned);
     LIB_OK(pjdl_buffer_to_host(view, back, sizeof back));
     assert_memory_equal(back, data, sizeof data);
     pjdl_buffer_release(view);
     pjdl_buffer_release(b);
-    pjdl_client_release(client);
-    pjdl_plugin_release(plugin);
 }
+
+/* A test with an xpu client of `delay_us` transfers, every `fail_every`-th
+ * failing; `teardown` lib_teardown_clean where the test must leave nothing
+ * allocated. */
+#define XPU_TEST(test, delay_us, fail_every, teardown)                                             \
+    {                                                                                              \
+#test, test, setup, teardown, &(xpu_setup) {                                               \
+            delay_us, fail_every                                                                   \
+        }                                                                                          \
+    }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(devices_and_round_trip),
-        cmocka_unit_test(export_on_stream),
-        cmocka_unit_test(wait_timeout),
-        cmocka_unit_test(ready_event_error),
-        cmocka_unit_test(copy_into_device),
-        cmocka_unit_test(import_with_stream),
+        XPU_TEST(devices_and_round_trip, 0, 0, lib_teardown_clean),
+        XPU_TEST(export_on_stream, 20000, 0, lib_teardown_clean), /* transfers take 20 ms */
+        XPU_TEST(wait_timeout, 300000, 0, lib_teardown),          /* 300 ms transfers */
+        XPU_TEST(ready_event_error, 0, 1, lib_teardown),          /* every transfer fails */
+        XPU_TEST(copy_into_device, 5000, 0, lib_teardown_clean),
+        XPU_TEST(import_with_stream, 2000, 0, lib_teardown),
         cmocka_unit_test(two_clients),
-        cmocka_unit_test(pinned_host),
+        XPU_TEST(pinned_host, 0, 0, lib_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

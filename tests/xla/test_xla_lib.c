@@ -7,26 +7,6 @@
 
 #include "roundtrip.h"
 
-typedef struct fixture {
-    pjdl_plugin *plugin;
-    pjdl_client *client;
-} fixture;
-
-static int setup(void **state) {
-    fixture *f = calloc(1, sizeof *f);
-    lib_xla_client(&f->plugin, &f->client);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state) {
-    fixture *f = *state;
-    pjdl_client_release(f->client);
-    pjdl_plugin_release(f->plugin);
-    free(f);
-    return 0;
-}
-
 /* 64-byte-aligned host memory (XLA views nothing less aligned). */
 static void *aligned(size_t n) {
     void *p = NULL;
@@ -34,34 +14,41 @@ static void *aligned(size_t n) {
     return p;
 }
 
-static void every_type(void **state) {
-    fixture *f = *state;
-    /* pred, 8 integers, f16/f32/f64, bf16, c64/c128 and the float8s */
-    assert_true(lib_round_trip_every_type(f->client) >= 20);
+/* `n` floats 0, 1, 2, ... in 64-byte-aligned memory. */
+static float *aligned_iota(int n) {
+    float *data = aligned((size_t)n * sizeof(float));
+    for (int i = 0; i < n; i++)
+        data[i] = (float)i;
+    return data;
 }
 
-static void scalar_and_empty(void **state) {
-    fixture *f = *state;
-    lib_round_trip_scalar_and_empty(f->client);
+/* Imports `t` as a view (PJDL_COPY_NEVER) and checks that it is one: the
+ * buffer's memory is the tensor's. */
+static pjdl_buffer *view_of(lib_fixture *f, lib_tensor *t) {
+    pjdl_import_options io = lib_import_options(PJDL_COPY_NEVER);
+    pjdl_buffer *b = NULL;
+    LIB_OK(pjdl_import(&f->client, 1, &t->v, &io, &b));
+    void *ptr = NULL;
+    LIB_OK(pjdl_buffer_data_pointer(b, &ptr));
+    assert_ptr_equal(ptr, t->storage);
+    return b;
+}
+
+static void every_type(void **state) {
+    lib_fixture *f = *state;
+    /* pred, 8 integers, f16/f32/f64, bf16, c64/c128 and the float8s */
+    assert_true(lib_round_trip_every_type(f->client) >= 20);
 }
 
 /* A host tensor imported as a view: same pointer, writes seen both ways,
  * and the deleter once, when the view goes. */
 static void host_view(void **state) {
-    fixture *f = *state;
-    float *data = aligned(12 * sizeof(float));
-    for (int i = 0; i < 12; i++)
-        data[i] = (float)i;
+    lib_fixture *f = *state;
+    float *data = aligned_iota(12);
     const int64_t shape[] = {3, 4};
     lib_tensor t;
     lib_tensor_init(&t, data, lib_dtype(kDLFloat, 32), 2, shape, NULL);
-    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
-    io.copy = PJDL_COPY_NEVER;
-    pjdl_buffer *b = NULL;
-    LIB_OK(pjdl_import(&f->client, 1, &t.v, &io, &b));
-    void *ptr = NULL;
-    LIB_OK(pjdl_buffer_data_pointer(b, &ptr));
-    assert_ptr_equal(ptr, data);
+    pjdl_buffer *b = view_of(f, &t);
     data[5] = 99.0f; /* the producer writes; the buffer sees it */
     float got[12];
     LIB_OK(pjdl_buffer_to_host(b, got, sizeof got));
@@ -79,7 +66,7 @@ static void host_view(void **state) {
 /* XLA refuses views of memory below its alignment: the library copies when
  * allowed, and says why when not. */
 static void unaligned_is_copied(void **state) {
-    fixture *f = *state;
+    lib_fixture *f = *state;
     char *block = aligned(64 + 16 * sizeof(float));
     float *data = (float *)(block + 4); /* element-aligned, not 16/64-aligned */
     for (int i = 0; i < 16; i++)
@@ -87,8 +74,7 @@ static void unaligned_is_copied(void **state) {
     const int64_t shape[] = {16};
     lib_tensor t;
     lib_tensor_init(&t, data, lib_dtype(kDLFloat, 32), 1, shape, NULL);
-    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
-    io.copy = PJDL_COPY_NEVER;
+    pjdl_import_options io = lib_import_options(PJDL_COPY_NEVER);
     pjdl_buffer *b = NULL;
     pjdl_code rc = pjdl_import(&f->client, 1, &t.v, &io, &b);
     assert_int_not_equal(rc, PJDL_OK);
@@ -111,21 +97,13 @@ static void unaligned_is_copied(void **state) {
 /* A column-major tensor (a compact permutation) is viewed in place; gaps
  * are copied. */
 static void permutation_view_and_gap_copy(void **state) {
-    fixture *f = *state;
-    float *data = aligned(64 * sizeof(float));
-    for (int i = 0; i < 64; i++)
-        data[i] = (float)i;
+    lib_fixture *f = *state;
+    float *data = aligned_iota(64);
     const int64_t shape[] = {3, 4};
     const int64_t col_major[] = {1, 3};
     lib_tensor t;
     lib_tensor_init(&t, data, lib_dtype(kDLFloat, 32), 2, shape, col_major);
-    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
-    io.copy = PJDL_COPY_NEVER;
-    pjdl_buffer *b = NULL;
-    LIB_OK(pjdl_import(&f->client, 1, &t.v, &io, &b));
-    void *ptr = NULL;
-    LIB_OK(pjdl_buffer_data_pointer(b, &ptr));
-    assert_ptr_equal(ptr, data);
+    pjdl_buffer *b = view_of(f, &t);
     float got[12];
     LIB_OK(pjdl_buffer_to_host(b, got, sizeof got));
     for (int i = 0; i < 3; i++)
@@ -144,6 +122,7 @@ static void permutation_view_and_gap_copy(void **state) {
     const int64_t gap[] = {8, 1}; /* rows of 4 in rows of 8 */
     lib_tensor g;
     lib_tensor_init(&g, data, lib_dtype(kDLFloat, 32), 2, shape, gap);
+    pjdl_import_options io = lib_import_options(PJDL_COPY_NEVER);
     LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_import(&f->client, 1, &g.v, &io, &b));
     io.copy = PJDL_COPY_IF_NEEDED;
     LIB_OK(pjdl_import(&f->client, 1, &g.v, &io, &b));
@@ -156,7 +135,7 @@ static void permutation_view_and_gap_copy(void **state) {
     free(data);
 }
 
-static pjdl_buffer *floats(fixture *f, int n, float base) {
+static pjdl_buffer *floats(lib_fixture *f, int n, float base) {
     float *data = malloc((size_t)n * sizeof *data);
     for (int i = 0; i < n; i++)
         data[i] = base + (float)i;
@@ -170,7 +149,7 @@ static pjdl_buffer *floats(fixture *f, int n, float base) {
 /* An export pins the memory: it outlives pjdl_buffer_delete and the last
  * release of the buffer, and other allocations do not reuse it. */
 static void pin_outlives_delete(void **state) {
-    fixture *f = *state;
+    lib_fixture *f = *state;
     pjdl_buffer *b = floats(f, 1024, 7.0f);
     DLManagedTensorVersioned *e = NULL;
     LIB_OK(pjdl_buffer_export(b, NULL, &e));
@@ -193,7 +172,7 @@ static void pin_outlives_delete(void **state) {
 /* The producer's deleter runs exactly once, after the last of the view and
  * its exports goes, whatever the order. */
 static void deleter_once_every_order(void **state) {
-    fixture *f = *state;
+    lib_fixture *f = *state;
     for (int order = 0; order < 3; order++) {
         float *data = aligned(64 * sizeof(float));
         const int64_t shape[] = {64};
@@ -227,7 +206,7 @@ static void deleter_once_every_order(void **state) {
 }
 
 static void transfer_mode(void **state) {
-    fixture *f = *state;
+    lib_fixture *f = *state;
     pjdl_buffer *b = floats(f, 256, 1.0f);
     pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
     o.mode = PJDL_EXPORT_TRANSFER;
@@ -245,7 +224,7 @@ static void transfer_mode(void **state) {
 
 /* Buffers on every device of the client export with the right data. */
 static void every_device(void **state) {
-    fixture *f = *state;
+    lib_fixture *f = *state;
     size_t n = pjdl_client_device_count(f->client);
     assert_true(n >= 1);
     for (size_t d = 0; d < n; d++) {
@@ -269,7 +248,7 @@ static void every_device(void **state) {
  * plugin crashes if its external reference count is changed concurrently on
  * one buffer: the library must serialize those calls. */
 typedef struct worker {
-    fixture *f;
+    lib_fixture *f;
     pjdl_buffer *shared;
     atomic_int *imports_deleted;
     int imports;
@@ -310,10 +289,8 @@ static void *work(void *arg) {
 }
 
 static void many_threads(void **state) {
-    fixture *f = *state;
-    float *data = aligned(4096 * sizeof(float));
-    for (int i = 0; i < 4096; i++)
-        data[i] = (float)i;
+    lib_fixture *f = *state;
+    float *data = aligned_iota(4096);
     const int64_t dims[] = {4096};
     pjdl_buffer *shared = NULL;
     LIB_OK(
@@ -354,16 +331,17 @@ static void many_threads(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(every_type, setup, teardown),
-        cmocka_unit_test_setup_teardown(scalar_and_empty, setup, teardown),
-        cmocka_unit_test_setup_teardown(host_view, setup, teardown),
-        cmocka_unit_test_setup_teardown(unaligned_is_copied, setup, teardown),
-        cmocka_unit_test_setup_teardown(permutation_view_and_gap_copy, setup, teardown),
-        cmocka_unit_test_setup_teardown(pin_outlives_delete, setup, teardown),
-        cmocka_unit_test_setup_teardown(deleter_once_every_order, setup, teardown),
-        cmocka_unit_test_setup_teardown(transfer_mode, setup, teardown),
-        cmocka_unit_test_setup_teardown(every_device, setup, teardown),
-        cmocka_unit_test_setup_teardown(many_threads, setup, teardown),
+        cmocka_unit_test_setup_teardown(every_type, lib_setup_xla, lib_teardown),
+        cmocka_unit_test_setup_teardown(lib_round_trip_scalar_and_empty, lib_setup_xla,
+                                        lib_teardown),
+        cmocka_unit_test_setup_teardown(host_view, lib_setup_xla, lib_teardown),
+        cmocka_unit_test_setup_teardown(unaligned_is_copied, lib_setup_xla, lib_teardown),
+        cmocka_unit_test_setup_teardown(permutation_view_and_gap_copy, lib_setup_xla, lib_teardown),
+        cmocka_unit_test_setup_teardown(pin_outlives_delete, lib_setup_xla, lib_teardown),
+        cmocka_unit_test_setup_teardown(deleter_once_every_order, lib_setup_xla, lib_teardown),
+        cmocka_unit_test_setup_teardown(transfer_mode, lib_setup_xla, lib_teardown),
+        cmocka_unit_test_setup_teardown(every_device, lib_setup_xla, lib_teardown),
+        cmocka_unit_test_setup_teardown(many_threads, lib_setup_xla, lib_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
