@@ -20,11 +20,9 @@
  *   threads.loadavg                the 1-minute load average at the end
  *
  * --smoke runs everything once with tiny counts and sizes. */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench_lib.h"
 #include "bench_util.h"
@@ -83,20 +81,6 @@ static bool latency(bench_env *env, const cfg *c) {
 
 /* ------------------------------------------------------------------ sweep */
 
-typedef struct memcpy_arg {
-    void *dst;
-    const void *src;
-    size_t bytes;
-} memcpy_arg;
-
-static void loop_memcpy(void *arg, int64_t n) {
-    memcpy_arg *a = arg;
-    for (int64_t i = 0; i < n; i++) {
-        memcpy(a->dst, a->src, a->bytes);
-        BENCH_SINK(a->dst);
-    }
-}
-
 /* Latency against size: view paths up to c->big, copy paths while the
  * source and destination fit in reason (c->copy). */
 static bool sweep(bench_env *env, const cfg *c) {
@@ -122,12 +106,12 @@ static bool sweep(bench_env *env, const cfg *c) {
         snprintf(k[1], sizeof k[1], "sweep.view_import.%zu", bytes);
         snprintf(k[2], sizeof k[2], "sweep.copy_import.%zu", bytes);
         snprintf(k[3], sizeof k[3], "sweep.memcpy.%zu", bytes);
-        memcpy_arg ma = {dst, src, bytes};
+        bench_memcpy_arg ma = {dst, src, bytes};
         bench_case cases[] = {
             {k[0], bench_loop_export, v, 0},
             {k[1], bench_loop_import_view, v, 0},
             {k[2], bench_loop_import_copy, v, 0},
-            {k[3], loop_memcpy, &ma, 0},
+            {k[3], bench_loop_memcpy, &ma, 0},
         };
         /* Copies of large sizes: fewer operations per batch. */
         int64_t batch = c->batch, cbatch = bytes >= (1u << 20) ? 1 : c->batch / 16 + 1;
@@ -167,10 +151,10 @@ static bool copy_bench(bench_env *env, const cfg *c, const char *name, int64_t r
     }
     if (transposed)
         bench_view_transpose(v);
-    memcpy_arg ma = {dst, src, bytes};
+    bench_memcpy_arg ma = {dst, src, bytes};
     bench_case cases[] = {
         {NULL, bench_loop_import_copy, v, 0},
-        {NULL, loop_memcpy, &ma, 0},
+        {NULL, bench_loop_memcpy, &ma, 0},
     };
     bench_interleave(cases, 2, c->smoke ? 1 : 15, 1);
     char key[64];
@@ -280,11 +264,11 @@ static bool transfers(const char *plugin, const cfg *c) {
     if (ok) {
         xfer_arg d2h = a;
         d2h.host = dst;
-        memcpy_arg ma = {dst, host, bytes};
+        bench_memcpy_arg ma = {dst, host, bytes};
         bench_case cases[] = {
             {NULL, loop_h2d_raw, &a, 0},
             {NULL, loop_d2h, &d2h, 0},
-            {NULL, loop_memcpy, &ma, 0},
+            {NULL, bench_loop_memcpy, &ma, 0},
             {NULL, loop_h2d, &a, 0},
         };
         bench_interleave(cases, 4, c->smoke ? 1 : 15, 1);
@@ -304,62 +288,6 @@ static bool transfers(const char *plugin, const cfg *c) {
 
 /* ---------------------------------------------------------------- threads */
 
-typedef struct thread_arg {
-    bench_view *view;
-    int64_t n;
-    pthread_barrier_t *start;
-    double cpu_ns;   /* out: the thread's CPU time for its loop */
-    uint64_t t0, t1; /* out: the thread's own start and end */
-} thread_arg;
-
-static double thread_cpu_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static void *thread_main(void *p) {
-    thread_arg *t = p;
-    pthread_barrier_wait(t->start);
-    t->t0 = bench_now_ns();
-    double c0 = thread_cpu_ns();
-    bench_loop_export(t->view, t->n);
-    t->cpu_ns = thread_cpu_ns() - c0;
-    t->t1 = bench_now_ns();
-    return NULL;
-}
-
-/* Ops per second of `nthreads` threads each doing n export + delete on its
- * own buffer; *cpu_rate: the same computed from the threads' CPU time (the
- * slowest thread's), i.e. what the wall clock would show if every thread
- * had a core of its own. */
-static double throughput(bench_view **views, int nthreads, int64_t n, double *cpu_rate) {
-    pthread_t th[2];
-    thread_arg ta[2];
-    pthread_barrier_t start;
-    pthread_barrier_init(&start, NULL, (unsigned)nthreads + 1);
-    for (int i = 0; i < nthreads; i++) {
-        ta[i] = (thread_arg){views[i], n, &start, 0, 0, 0};
-        pthread_create(&th[i], NULL, thread_main, &ta[i]);
-    }
-    pthread_barrier_wait(&start);
-    /* From the first thread's start to the last one's end: this thread may
-     * not get a core back before the workers are done. */
-    uint64_t t0 = UINT64_MAX, t1 = 0;
-    for (int i = 0; i < nthreads; i++) {
-        pthread_join(th[i], NULL);
-        t0 = ta[i].t0 < t0 ? ta[i].t0 : t0;
-        t1 = ta[i].t1 > t1 ? ta[i].t1 : t1;
-    }
-    pthread_barrier_destroy(&start);
-    double cpu = 0;
-    for (int i = 0; i < nthreads; i++)
-        cpu = ta[i].cpu_ns > cpu ? ta[i].cpu_ns : cpu;
-    if (cpu_rate != NULL)
-        *cpu_rate = cpu > 0 ? (double)nthreads * (double)n * 1e9 / cpu : 0;
-    return (double)nthreads * (double)n * 1e9 / (double)(t1 - t0);
-}
-
 static bool threads(bench_env *env, const cfg *c) {
     void *m[2] = {bench_host_alloc(1024), bench_host_alloc(1024)};
     bench_view *v[2] = {NULL, NULL};
@@ -370,11 +298,13 @@ static bool threads(bench_env *env, const cfg *c) {
         int rounds = c->smoke ? 1 : 15;
         int64_t n = c->smoke ? 10 : 100000;
         double one[15], two[15], ratio[15], cone[15], ctwo[15], cratio[15];
-        throughput(v, 1, n / 10 + 1, NULL); /* warm up */
-        throughput(v, 2, n / 10 + 1, NULL);
+        /* Export + delete throughput, each thread on its own buffer. */
+        void *args[2] = {v[0], v[1]};
+        bench_parallel(bench_loop_export, args, 1, n / 10 + 1, NULL); /* warm up */
+        bench_parallel(bench_loop_export, args, 2, n / 10 + 1, NULL);
         for (int r = 0; r < rounds; r++) {
-            one[r] = throughput(v, 1, n, &cone[r]);
-            two[r] = throughput(v, 2, n, &ctwo[r]);
+            one[r] = bench_parallel(bench_loop_export, args, 1, n, &cone[r]);
+            two[r] = bench_parallel(bench_loop_export, args, 2, n, &ctwo[r]);
             ratio[r] = two[r] / one[r];
             cratio[r] = ctwo[r] / cone[r];
         }

@@ -173,18 +173,6 @@ void bench_loop_import_copy(void *arg, int64_t n) {
     }
 }
 
-void bench_loop_malloc(void *unused, int64_t n) {
-    (void)unused;
-    /* The size of one exported tensor's allocation (DLPack struct, context,
-     * shape and strides of a 2-d tensor). */
-    static volatile size_t size = 160;
-    for (int64_t i = 0; i < n; i++) {
-        void *p = malloc(size);
-        BENCH_SINK(p);
-        free(p);
-    }
-}
-
 pjdl_client *bench_env_client(bench_env *env) {
     return env->client;
 }

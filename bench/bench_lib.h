@@ -46,9 +46,6 @@ void bench_loop_import_copy(void *view, int64_t n);
  * memory (shape unchanged). */
 void bench_view_transpose(bench_view *v);
 
-/* malloc + free of the size the library allocates per exported tensor. */
-void bench_loop_malloc(void *unused, int64_t n);
-
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,8 @@
 /* bench_util.h — timing, medians and result lines shared by the benchmarks.
  *
  * Plain C with no DLPack or PJRT types, so that the C++ benchmark against
- * libtorch (whose own dlpack.h clashes with ours) can include it too.
+ * libtorch (whose own dlpack.h clashes with ours) can include it too. The
+ * pjrt-dlpack command's `bench` (tools/bench.c) measures with it as well.
  *
  * Every benchmark prints its results as lines "key<TAB>value<TAB>unit" on
  * stdout; bench/report.py turns them into the table and the plot. */
@@ -42,6 +43,27 @@ typedef struct bench_case {
  * untimed warm-up batch of each case comes first. Prints a line per case
  * with a key (unit "ns"). */
 void bench_interleave(bench_case *cases, size_t ncases, int rounds, int64_t batch);
+
+/* Loops of the baselines, for bench_interleave. */
+/* malloc + free of the size the library allocates per exported tensor (its
+ * DLPack struct, context, shape and strides of a 2-d tensor: 160 bytes). */
+void bench_loop_malloc(void *unused, int64_t n);
+/* memcpy of `bytes` bytes (arg: a bench_memcpy_arg). */
+typedef struct bench_memcpy_arg {
+    void *dst;
+    const void *src;
+    size_t bytes;
+} bench_memcpy_arg;
+void bench_loop_memcpy(void *arg, int64_t n);
+
+/* Operations per second of `nthreads` threads (at most BENCH_MAX_THREADS),
+ * thread i running fn(args[i], n), all released at once: from the first
+ * thread's start to the last one's end by the wall clock. With cpu_rate, also
+ * the same from the threads' CPU time (the slowest thread's), i.e. what the
+ * wall clock would show if every thread had a core of its own. */
+#define BENCH_MAX_THREADS 16
+double bench_parallel(bench_loop_fn fn, void *const *args, int nthreads, int64_t n,
+                      double *cpu_rate);
 
 /* Command-line options every benchmark accepts:
  *   --smoke         one round of a tiny batch: proves it runs, measures nothing

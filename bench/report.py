@@ -2,9 +2,10 @@
 
 Usage: report.py OUTDIR RESULTS.tsv... (lines "key<TAB>value<TAB>unit", as
 printed by pjdl_bench, pjdl_bench_torch and bench_python.py). Writes
-OUTDIR/results.md, OUTDIR/latency.dat, OUTDIR/latency.gp and, when gnuplot
-is installed, OUTDIR/latency.png. Missing results become "n/a" rows; the
-exit status is 0 either way (benchmarks are not tests).
+OUTDIR/results.md (its rows and targets: bench/targets.tsv), OUTDIR/latency.dat,
+OUTDIR/latency.gp and, when gnuplot is installed, OUTDIR/latency.png. Missing
+results become "n/a" rows; the exit status is 0 either way (benchmarks are not
+tests).
 """
 import os
 import shutil
@@ -43,78 +44,17 @@ def fmt(v, unit):
     return f"{v:.3g}"
 
 
-# (what, value key, baseline key, baseline label, unit, kind, target)
-#   kind "le": ratio value/baseline <= target; "ge": ratio >= target;
-#   "within": |value/baseline - 1| <= target
-ROWS = [
-    ("C export + delete (share, ready), 16x16 f32", "lib.export.1k", "torch.to.1k",
-     "`at::toDLPack` + deleter", "ns", "le", 0.5),
-    ("C export + delete (share, ready), 16x16 f32", "export.1k", "malloc",
-     "`malloc`+`free` pair", "ns", "le", 15.0),
-    ("C import (view) + release, 16x16 f32", "lib.import.1k", "torch.from.1k",
-     "`at::fromDLPack` + destruction", "ns", "le", 1.0),
-    ("C export + delete, 16384x16384 f32 (1 GiB) vs 16x16 (1 KiB)", "export.1g", "export.1k",
-     "same at 1 KiB", "ns", "within", 0.10),
-    ("C import (view) + release, 1 GiB vs 1 KiB", "import.1g", "import.1k",
-     "same at 1 KiB", "ns", "within", 0.10),
-    ("`numpy.from_dlpack(buf)`, (1024, 1024) f32", "py.np_from_buf", "py.np_from_torch",
-     "`numpy.from_dlpack(torch_tensor)`", "ns", "le", 0.5),
-    ("`numpy.from_dlpack(buf)`, (1024, 1024) f32", "py.np_from_buf", "py.np_from_np",
-     "`numpy.from_dlpack(numpy_array)`", "ns", "le", 2.0),
-    ("`torch.from_dlpack(buf)`, (1024, 1024) f32", "py.torch_from_buf", "py.torch_from_np",
-     "`torch.from_dlpack(numpy_array)`", "ns", "le", 1.0),
-    ("copy fallback (import copy), contiguous 256 MiB", "copy.contig.lib", "copy.contig.memcpy",
-     "`memcpy` bandwidth", "GB/s", "ge", 0.8),
-    ("copy fallback (import copy), 4096x4096 f32 transposed", "copy.transposed.lib",
-     "copy.transposed.memcpy", "`memcpy` bandwidth", "GB/s", "ge", 0.4),
-    ("reference plugin host -> device (xpu), 256 MiB", "xfer.h2d", "xfer.memcpy",
-     "`memcpy` bandwidth", "GB/s", "ge", 0.8),
-    ("reference plugin device -> host (xpu), 256 MiB", "xfer.d2h", "xfer.memcpy",
-     "`memcpy` bandwidth", "GB/s", "ge", 0.8),
-    ("two threads, export + delete on distinct buffers", "threads.two", "threads.one",
-     "one thread's throughput", "ops/s", "ge", 1.6),
-    ("C import (view) + release, 16x16 f32, PyTorch 2's libtorch", "pt2.lib.import.1k",
-     "pt2.torch.from.1k", "PyTorch 2's `at::fromDLPack` + destruction", "ns", "le", 1.0),
-    ("NumPy 2: `numpy.from_dlpack(buf)`, (1024, 1024) f32", "pym.np_from_buf", "pym.np_from_np",
-     "`numpy.from_dlpack(numpy_array)`", "ns", "le", 1.2),
-    ("PyTorch 2: `torch.from_dlpack(buf)`", "pym.torch_from_buf", "pym.torch_from_np",
-     "`torch.from_dlpack(numpy_array)`", "ns", "le", 1.0),
-    ("`client.from_dlpack(numpy_array)` (NumPy 2)", "pym.client_from_np", "pym.torch_from_np",
-     "`torch.from_dlpack(numpy_array)`", "ns", "le", 1.0),
-    ("`client.from_dlpack(torch_tensor)` (PyTorch 2, exchange API)", "pym.client_from_torch",
-     "pym.np_from_torch", "`numpy.from_dlpack(torch_tensor)`", "ns", "le", 1.0),
-    ("`client.from_dlpack(numpy_array)` (NumPy 2)", "pym.client_from_np", "pym.jax_from_np",
-     "`jax.dlpack.from_dlpack(numpy_array)`", "ns", "le", 0.25),
-    ("consumer: exchange API, `client.from_dlpack(torch_tensor)`", "pym.client_from_torch",
-     "pym.client_from_torch_capsule",
-     "capsule: `client.from_dlpack(torch_tensor.__dlpack__(max_version=(1, 3)))`", "ns", "le",
-     1.0),
-    ("producer: exchange API, `client.from_dlpack(buf)`", "pym.client_from_buf",
-     "pym.client_from_buf_capsule",
-     "capsule: `client.from_dlpack(buf.__dlpack__(max_version=(1, 3)))`", "ns", "le", 1.0),
-    ("C export + delete on XLA's CPU plugin, 16x16 f32", "xla.export", "xla.pin_pair",
-     "the plugin's own Increase + Decrease pair", "ns", "le", 1.5),
-    ("C import (view) + release on XLA's CPU plugin, 16x16 f32", "xla.import", "xla.view_pair",
-     "the plugin's own CreateViewOfDeviceBuffer + Destroy", "ns", "le", 1.5),
-]
-
-# Context rows: measured, no target.
-EXTRA = [
-    ("C export + delete, 1 GiB, same process as torch", "lib.export.1g", "torch.to.1g",
-     "`at::toDLPack` + deleter, 1 GiB", "ns"),
-    ("C import (view) + release, 1 GiB, same process as torch", "lib.import.1g",
-     "torch.from.1g", "`at::fromDLPack` + destruction, 1 GiB", "ns"),
-    ("JAX 0.10: `jax.dlpack.from_dlpack(buf)`", "pym.jax_from_buf", "pym.jax_from_np",
-     "`jax.dlpack.from_dlpack(numpy_array)`", "ns"),
-    ("C export + delete, 16x16 f32, PyTorch 2's libtorch", "pt2.lib.export.1k", "pt2.torch.to.1k",
-     "PyTorch 2's `at::toDLPack` + deleter", "ns"),
-    ("C import (view) + release, 1 GiB, PyTorch 2's libtorch", "pt2.lib.import.1g",
-     "pt2.torch.from.1g", "PyTorch 2's `at::fromDLPack` + destruction, 1 GiB", "ns"),
-    ("library `pjdl_buffer_from_host` (xpu), 256 MiB", "xfer.lib_h2d", "xfer.memcpy",
-     "`memcpy` bandwidth", "GB/s"),
-    ("two threads, export + delete, from each thread's CPU time (a core per thread)",
-     "threads.cpu_two", "threads.cpu_one", "one thread, from its CPU time", "ops/s"),
-]
+def load_rows(path=os.path.join(os.path.dirname(os.path.abspath(__file__)), "targets.tsv")):
+    """The table's rows from targets.tsv: (what, value key, baseline key,
+    baseline label, unit, target), target None for a context row."""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            what, vk, bk, blabel, unit, target = line.rstrip("\n").split("\t")
+            rows.append((what, vk, bk, blabel, unit, None if target == "-" else target.split()))
+    return rows
 
 
 def fmt_ratio(ratio):
@@ -124,36 +64,37 @@ def fmt_ratio(ratio):
     return f"{ratio:.2f}×" if ratio >= 0.1 else f"{ratio:.2g}×"
 
 
-def table(r):
+def judge(ratio, target):
+    """The target as text, and whether the ratio meets it."""
+    kind, x = target[0], float(target[1])
+    if kind == "le":
+        return f"≤ {x:g}×", ratio is not None and ratio <= x
+    if kind == "ge":
+        return f"≥ {x:g}×", ratio is not None and ratio >= x
+    return f"within {x * 100:.0f}%", ratio is not None and abs(ratio - 1) <= x
+
+
+def row_cells(r, row):
+    """The cells every row has: what, value, baseline, ratio; and the ratio."""
+    what, vk, bk, blabel, unit, _ = row
+    v, b = r.get(vk), r.get(bk)
+    ratio = v / b if v is not None and b else None
+    return f"| {what} | {fmt(v, unit)} | {fmt(b, unit)} ({blabel}) | {fmt_ratio(ratio)} |", ratio
+
+
+def table(r, rows):
+    targets = [row for row in rows if row[5] is not None]
     out = ["| what | value | baseline | ratio | target | met |",
            "| --- | --- | --- | --- | --- | --- |"]
     met_count = 0
-    for what, vk, bk, blabel, unit, kind, target in ROWS:
-        v, b = r.get(vk), r.get(bk)
-        ratio = v / b if v is not None and b else None
-        if kind == "le":
-            tgt, ok = f"≤ {target:g}×", ratio is not None and ratio <= target
-        elif kind == "ge":
-            tgt, ok = f"≥ {target:g}×", ratio is not None and ratio >= target
-        else:
-            tgt = f"within {target * 100:.0f}%"
-            ok = ratio is not None and abs(ratio - 1) <= target
+    for row in targets:
+        cells, ratio = row_cells(r, row)
+        tgt, ok = judge(ratio, row[5])
         met_count += ok
-        rs = fmt_ratio(ratio)
-        out.append(f"| {what} | {fmt(v, unit)} | {fmt(b, unit)} ({blabel}) | {rs} | {tgt} | "
-                   f"{'yes' if ok else 'no'} |")
-    out.append("")
-    out.append(f"{met_count} of {len(ROWS)} targets met.")
-    out.append("")
-    out.append("Context (no target):")
-    out.append("")
-    out.append("| what | value | baseline | ratio |")
-    out.append("| --- | --- | --- | --- |")
-    for what, vk, bk, blabel, unit in EXTRA:
-        v, b = r.get(vk), r.get(bk)
-        ratio = v / b if v is not None and b else None
-        rs = fmt_ratio(ratio)
-        out.append(f"| {what} | {fmt(v, unit)} | {fmt(b, unit)} ({blabel}) | {rs} |")
+        out.append(f"{cells} {tgt} | {'yes' if ok else 'no'} |")
+    out += ["", f"{met_count} of {len(targets)} targets met.", "", "Context (no target):", "",
+            "| what | value | baseline | ratio |", "| --- | --- | --- | --- |"]
+    out += [row_cells(r, row)[0] for row in rows if row[5] is None]
     if VERSIONS:
         out.append("")
         out.append("Environment: " + ", ".join(f"{n} {v}" for n, v in VERSIONS) + ".")
@@ -227,7 +168,7 @@ def main():
         f.write("# Benchmark results\n\n")
         f.write("Produced by `make bench` (bench/run.sh): medians of interleaved rounds, "
                 "library and baseline in the same run.\n\n")
-        f.write(table(r))
+        f.write(table(r, load_rows()))
         f.write("\n![latency against size](latency.png)\n")
     plot(r, outdir)
     print(open(os.path.join(outdir, "results.md")).read())

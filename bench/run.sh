@@ -10,22 +10,23 @@ mkdir -p "$out"
 plugin=$build/lib/libpjrt_ref.so
 [[ -f $plugin ]] || { echo "bench: $plugin not found; build first" >&2; exit 1; }
 
+# run_if_built PROGRAM RAW WHAT WHY_MISSING: runs $build/bench/PROGRAM into
+# $out/raw-RAW.tsv, or says why it is not there and leaves that file empty.
+run_if_built() {
+    local program=$1 raw=$2 what=$3 why=$4
+    if [[ -x $build/bench/$program ]]; then
+        echo "== bench: $what ($program)"
+        "$build/bench/$program" --plugin "$plugin" | tee "$out/raw-$raw.tsv"
+    else
+        echo "== bench: $program not built ($why); skipped"
+        : >"$out/raw-$raw.tsv"
+    fi
+}
 echo "== bench: C (pjdl_bench)"
 "$build/bench/pjdl_bench" --plugin "$plugin" | tee "$out/raw-c.tsv"
-if [[ -x $build/bench/pjdl_bench_torch ]]; then
-    echo "== bench: C++ against libtorch (pjdl_bench_torch)"
-    "$build/bench/pjdl_bench_torch" --plugin "$plugin" | tee "$out/raw-torch.tsv"
-else
-    echo "== bench: pjdl_bench_torch not built (libtorch-dev missing); skipped"
-    : >"$out/raw-torch.tsv"
-fi
-if [[ -x $build/bench/pjdl_bench_torch2 ]]; then
-    echo "== bench: C++ against PyTorch 2's libtorch (pjdl_bench_torch2)"
-    "$build/bench/pjdl_bench_torch2" --plugin "$plugin" | tee "$out/raw-torch2.tsv"
-else
-    echo "== bench: pjdl_bench_torch2 not built (no modern Python environment); skipped"
-    : >"$out/raw-torch2.tsv"
-fi
+run_if_built pjdl_bench_torch torch "C++ against libtorch" "libtorch-dev missing"
+run_if_built pjdl_bench_torch2 torch2 "C++ against PyTorch 2's libtorch" \
+    "no modern Python environment"
 echo "== bench: C over XLA's CPU plugin (pjdl_bench_xla)"
 xla_plugin=${PJRT_XLA_CPU_PLUGIN:-$(bash "$here/../scripts/plugins.sh" path xla-cpu)}
 "$build/bench/pjdl_bench_xla" --plugin "$xla_plugin" 2>/dev/null | tee "$out/raw-xla.tsv"

@@ -176,10 +176,11 @@ build_cc() {
     done
     step "$cc" -shared -pthread -o "$dir/lib/libpjrt_ref.so" "${objs[@]}" || return 1
 
-    # The command, finding the library through $ORIGIN/../lib.
+    # The command, finding the library through $ORIGIN/../lib; its bench
+    # measures with the benchmarks' timing core (bench/bench_util.c).
     objs=()
-    for f in "$root"/tools/*.c; do
-        step "$cc" "${flags[@]}" -I"$root/tools" -I"$root/plugin" \
+    for f in "$root"/tools/*.c "$root"/bench/bench_util.c; do
+        step "$cc" "${flags[@]}" -I"$root/tools" -I"$root/plugin" -I"$root/bench" \
             -c "$f" -o "$dir/obj/tools/$(basename "${f%.c}").o" || return 1
         objs+=("$dir/obj/tools/$(basename "${f%.c}").o")
     done

@@ -1,15 +1,18 @@
 /* pjrt-dlpack bench: for any plugin, the figures of bench/ (the project's
  * benchmarks, see bench/README.md): export and import latency (median ns)
- * at 1 KiB and at --size, against a malloc+free pair; the copy fallback,
+ * at 4 KiB and at --size, against a malloc+free pair; the copy fallback,
  * contiguous and transposed, and host<->device transfers against memcpy;
- * two threads exporting against one. Each latency is measured interleaved
- * with its baseline (A, B, A, B, ...) so that load affects both. Small
- * default counts: a quick look; bench/ has the full benchmarks. */
-#include <pthread.h>
-#include <stdatomic.h>
+ * two threads exporting against one. The measuring is bench/'s own
+ * (bench_util.c): each latency runs interleaved with its baseline, round
+ * after round, and its median over the rounds is reported, so that load
+ * affects both. The operations here run on the first device's buffers and
+ * turn a failure into an "n/a" row, where bench/'s stop. Small default
+ * counts: a quick look; bench/ has the full benchmarks. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
 #include "cli.h"
 
 #define BENCH_FLOATS 1024
@@ -27,20 +30,9 @@ typedef struct bench {
     pjdl_device *dev;
     int64_t iterations;
     size_t copy_bytes;
-    uint64_t *samples;
     row rows[32];
     size_t nrows;
 } bench;
-
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(uint64_t *v, int64_t n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_u64);
-    return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2.0;
-}
 
 static row *add_row(bench *b, const char *name, int64_t it, double value, const char *unit) {
     static row overflow;
@@ -57,32 +49,12 @@ static row *add_row(bench *b, const char *name, int64_t it, double value, const 
 
 static void na_row(bench *b, const char *name, const char *why) {
     row *r = add_row(b, name, 0, -1, "ns");
-    snprintf(r->note, sizeof r->note, "n/a: %s", why);
+    snprintf(r->note, sizeof r->note, "n/a: %.150s", why); /* cut to fit */
 }
 
-/* A tensor the benchmark reuses: its deleter only counts. */
-typedef struct bench_tensor {
-    DLManagedTensorVersioned mt;
-    int64_t shape[1];
-    atomic_int calls;
-} bench_tensor;
-
-static void bench_deleter(DLManagedTensorVersioned *self) {
-    atomic_fetch_add(&((bench_tensor *)self)->calls, 1);
-}
-
-static void bench_tensor_init(bench_tensor *t, void *data, DLDevice dev, int64_t n,
-                              DLDataType dtype) {
-    memset(t, 0, sizeof *t);
-    t->mt.version.major = DLPACK_MAJOR_VERSION;
-    t->mt.version.minor = DLPACK_MINOR_VERSION;
-    t->mt.deleter = bench_deleter;
-    t->mt.dl_tensor.data = data;
-    t->mt.dl_tensor.device = dev;
-    t->mt.dl_tensor.dtype = dtype;
-    t->mt.dl_tensor.ndim = 1;
-    t->shape[0] = n;
-    t->mt.dl_tensor.shape = t->shape;
+static void ratio_row(bench *b, const char *name, double value, double base) {
+    if (value > 0 && base > 0)
+        add_row(b, name, 0, value / base, "ratio");
 }
 
 static void progress(bench *b, size_t i, const char *what) {
@@ -98,22 +70,125 @@ static const char *name_of(const char *fmt, size_t size) {
     return n;
 }
 
-static void ratio_row(bench *b, const char *name, double value, double base) {
-    if (value > 0 && base > 0)
-        add_row(b, name, 0, value / base, "ratio");
+/* ------------------------------------------------------------ operations */
+
+/* One operation of the command as a loop of bench_interleave: the loop
+ * stops at the first failure and keeps the library's message for the row. */
+typedef struct op {
+    bench *b;
+    pjdl_buffer *buf; /* export, round trip, device -> host */
+    /* import: a tensor over memory the operation does not own */
+    DLManagedTensorVersioned tensor;
+    int64_t shape[2], strides[2];
+    pjdl_copy copy; /* import: NEVER (a view) or ALWAYS (the copy fallback) */
+    void *host;     /* host <-> device: the host side, `bytes` bytes */
+    size_t bytes;
+    char error[160]; /* "" while every operation succeeded */
+} op;
+
+static bool op_ok(op *o, pjdl_code rc) {
+    if (rc != PJDL_OK && o->error[0] == '\0')
+        snprintf(o->error, sizeof o->error, "%s", pjdl_last_error());
+    return rc == PJDL_OK;
 }
 
-/* One export + deleter; false (with the row marked n/a) on failure. */
-static bool export_once(bench *b, pjdl_buffer *buf, const char *name) {
-    pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
-    DLManagedTensorVersioned *mt = NULL;
-    if (pjdl_buffer_export(buf, &o, &mt) != PJDL_OK) {
-        na_row(b, name, pjdl_last_error());
+static void tensor_deleter(DLManagedTensorVersioned *self) {
+    (void)self; /* the memory is the benchmark's */
+}
+
+/* The import tensor: `n` elements of `dtype` at `data` (1-d). */
+static void op_tensor(op *o, void *data, DLDevice device, DLDataType dtype, int64_t n) {
+    DLManagedTensorVersioned *t = &o->tensor;
+    t->version.major = DLPACK_MAJOR_VERSION;
+    t->version.minor = DLPACK_MINOR_VERSION;
+    t->deleter = tensor_deleter;
+    t->dl_tensor.data = data;
+    t->dl_tensor.device = device;
+    t->dl_tensor.dtype = dtype;
+    t->dl_tensor.ndim = 1;
+    o->shape[0] = n;
+    t->dl_tensor.shape = o->shape;
+}
+
+/* The import tensor over the memory of `buf` (n float32). */
+static bool op_view_of(op *o, pjdl_buffer *buf, int64_t n) {
+    void *ptr = NULL;
+    DLDevice dl;
+    if (!op_ok(o, pjdl_buffer_data_pointer(buf, &ptr)) ||
+        !op_ok(o, pjdl_buffer_dl_device(buf, &dl)))
         return false;
-    }
-    mt->deleter(mt);
+    op_tensor(o, ptr, dl, (DLDataType){kDLFloat, 32, 1}, n);
+    o->copy = PJDL_COPY_NEVER;
     return true;
 }
+
+static void loop_export(void *arg, int64_t n) {
+    op *o = arg;
+    pjdl_export_options eo = PJDL_EXPORT_OPTIONS_INIT;
+    for (int64_t i = 0; i < n && o->error[0] == '\0'; i++) {
+        DLManagedTensorVersioned *mt = NULL;
+        if (op_ok(o, pjdl_buffer_export(o->buf, &eo, &mt)))
+            mt->deleter(mt);
+    }
+}
+
+/* Import (a view, or the copy fallback until the copy is ready) + release. */
+static void loop_import(void *arg, int64_t n) {
+    op *o = arg;
+    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
+    io.copy = o->copy;
+    io.device = o->copy == PJDL_COPY_ALWAYS ? o->b->dev : NULL;
+    for (int64_t i = 0; i < n && o->error[0] == '\0'; i++) {
+        pjdl_buffer *v = NULL;
+        if (op_ok(o, pjdl_import(&o->b->s->client, 1, &o->tensor, &io, &v)) &&
+            o->copy == PJDL_COPY_ALWAYS)
+            op_ok(o, pjdl_buffer_await(v));
+        pjdl_buffer_release(v);
+    }
+}
+
+/* Export, import of that tensor (a framework's round trip), release. */
+static void loop_round_trip(void *arg, int64_t n) {
+    op *o = arg;
+    pjdl_export_options eo = PJDL_EXPORT_OPTIONS_INIT;
+    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
+    io.copy = PJDL_COPY_NEVER;
+    for (int64_t i = 0; i < n && o->error[0] == '\0'; i++) {
+        DLManagedTensorVersioned *mt = NULL;
+        pjdl_buffer *v = NULL;
+        if (!op_ok(o, pjdl_buffer_export(o->buf, &eo, &mt)))
+            break;
+        if (!op_ok(o, pjdl_import(&o->b->s->client, 1, mt, &io, &v)))
+            mt->deleter(mt);
+        pjdl_buffer_release(v);
+    }
+}
+
+/* Host -> device: pjdl_buffer_from_host until the buffer is ready. */
+static void loop_h2d(void *arg, int64_t n) {
+    op *o = arg;
+    int64_t dims[1] = {(int64_t)(o->bytes / 4)};
+    for (int64_t i = 0; i < n && o->error[0] == '\0'; i++) {
+        pjdl_buffer *nb = NULL;
+        if (op_ok(o, pjdl_buffer_from_host(o->b->s->client, o->host, PJRT_Buffer_Type_F32, dims, 1,
+                                           NULL, NULL, &nb)))
+            op_ok(o, pjdl_buffer_await(nb));
+        pjdl_buffer_release(nb);
+    }
+}
+
+static void loop_d2h(void *arg, int64_t n) {
+    op *o = arg;
+    for (int64_t i = 0; i < n && o->error[0] == '\0'; i++)
+        op_ok(o, pjdl_buffer_to_host(o->buf, o->host, o->bytes));
+}
+
+/* Runs the cases interleaved, one operation of each per round. */
+static void measure(bench_case *cases, size_t n, int64_t rounds) {
+    bench_interleave(cases, n, rounds < INT_MAX ? (int)rounds : INT_MAX, 1);
+}
+
+/* -------------------------------------------------------------- sections */
 
 /* Export + deleter of `buf` (and of `big`, a buffer of --size bytes, when
  * given), interleaved with a malloc + free pair of the export's size. */
@@ -121,149 +196,60 @@ static void bench_export(bench *b, pjdl_buffer *buf, pjdl_buffer *big) {
     progress(b, 1, "export");
     const char *name = "export + deleter (share)";
     const char *big_name = name_of("export + deleter (share, %zu KiB)", b->copy_bytes);
-    uint64_t *s_big = malloc((size_t)b->iterations * sizeof *s_big);
-    uint64_t *s_malloc = malloc((size_t)b->iterations * sizeof *s_malloc);
-    if (s_big == NULL || s_malloc == NULL) {
-        free(s_big);
-        free(s_malloc);
-        na_row(b, name, "out of memory");
+    op small = {.b = b, .buf = buf}, large = {.b = b, .buf = big};
+    bench_case cases[] = {{NULL, loop_export, &small, 0},
+                          {NULL, bench_loop_malloc, NULL, 0},
+                          {NULL, loop_export, &large, 0}};
+    measure(cases, big ? 3 : 2, b->iterations);
+    if (small.error[0]) {
+        na_row(b, name, small.error);
         return;
     }
-    static volatile size_t export_size = 160;
-    bool big_ok = big != NULL;
-    for (int64_t i = 0; i < b->iterations; i++) {
-        uint64_t t0 = cli_now_ns();
-        if (!export_once(b, buf, name))
-            goto out;
-        uint64_t t1 = cli_now_ns();
-        void *p = malloc(export_size);
-        __asm__ volatile("" : : "r"(p) : "memory");
-        free(p);
-        uint64_t t2 = cli_now_ns();
-        if (big_ok && !export_once(b, big, big_name))
-            big_ok = false;
-        uint64_t t3 = cli_now_ns();
-        b->samples[i] = t1 - t0;
-        s_malloc[i] = t2 - t1;
-        s_big[i] = t3 - t2;
-    }
-    double small = median(b->samples, b->iterations);
-    double m = median(s_malloc, b->iterations);
-    add_row(b, name, b->iterations, small, "ns");
+    double s = cases[0].median_ns, m = cases[1].median_ns;
+    add_row(b, name, b->iterations, s, "ns");
     add_row(b, "malloc + free (160 bytes)", b->iterations, m, "ns");
-    ratio_row(b, "export / malloc+free", small, m);
-    if (big_ok) {
-        double large = median(s_big, b->iterations);
-        add_row(b, big_name, b->iterations, large, "ns");
-        ratio_row(b, name_of("export %zu KiB / 4 KiB", b->copy_bytes), large, small);
+    ratio_row(b, "export / malloc+free", s, m);
+    if (big != NULL && large.error[0]) {
+        na_row(b, big_name, large.error);
+    } else if (big != NULL) {
+        add_row(b, big_name, b->iterations, cases[2].median_ns, "ns");
+        ratio_row(b, name_of("export %zu KiB / 4 KiB", b->copy_bytes), cases[2].median_ns, s);
     }
-out:
-    free(s_big);
-    free(s_malloc);
 }
 
-/* A counting tensor viewing the data of `buf` (rows x cols float32). */
-static bool view_tensor(bench *b, pjdl_buffer *buf, int64_t n, bench_tensor *t, const char *name) {
-    void *ptr = NULL;
-    DLDevice dl;
-    if (pjdl_buffer_data_pointer(buf, &ptr) != PJDL_OK ||
-        pjdl_buffer_dl_device(buf, &dl) != PJDL_OK) {
-        na_row(b, name, pjdl_last_error());
-        return false;
-    }
-    DLDataType f32 = {kDLFloat, 32, 1};
-    bench_tensor_init(t, ptr, dl, n, f32);
-    return true;
-}
-
-static bool import_once(bench *b, bench_tensor *t, const char *name) {
-    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
-    io.copy = PJDL_COPY_NEVER;
-    pjdl_buffer *v = NULL;
-    if (pjdl_import(&b->s->client, 1, &t->mt, &io, &v) != PJDL_OK) {
-        na_row(b, name, pjdl_last_error());
-        return false;
-    }
-    pjdl_buffer_release(v);
-    return true;
-}
-
-/* Import as a view + release at 4 KiB and at --size, interleaved. */
+/* Import as a view + release at 4 KiB and at --size, interleaved; then the
+ * round trip export -> import -> release. */
 static void bench_import(bench *b, pjdl_buffer *buf, pjdl_buffer *big) {
     progress(b, 2, "import");
     const char *name = "import view + release";
     const char *big_name = name_of("import view + release (%zu KiB)", b->copy_bytes);
-    bench_tensor t, tb;
-    if (!view_tensor(b, buf, BENCH_FLOATS, &t, name))
-        return;
-    bool big_ok = big != NULL && view_tensor(b, big, (int64_t)(b->copy_bytes / 4), &tb, big_name);
-    uint64_t *s_big = malloc((size_t)b->iterations * sizeof *s_big);
-    if (s_big == NULL) {
-        na_row(b, name, "out of memory");
+    op small = {.b = b}, large = {.b = b};
+    if (!op_view_of(&small, buf, BENCH_FLOATS)) {
+        na_row(b, name, small.error);
         return;
     }
-    for (int64_t i = 0; i < b->iterations; i++) {
-        uint64_t t0 = cli_now_ns();
-        if (!import_once(b, &t, name)) {
-            free(s_big);
-            return;
-        }
-        uint64_t t1 = cli_now_ns();
-        if (big_ok && !import_once(b, &tb, big_name))
-            big_ok = false;
-        b->samples[i] = t1 - t0;
-        s_big[i] = cli_now_ns() - t1;
+    bool big_ok = big != NULL && op_view_of(&large, big, (int64_t)(b->copy_bytes / 4));
+    bench_case cases[] = {{NULL, loop_import, &small, 0}, {NULL, loop_import, &large, 0}};
+    measure(cases, big_ok ? 2 : 1, b->iterations);
+    if (small.error[0]) {
+        na_row(b, name, small.error);
+        return;
     }
-    double small = median(b->samples, b->iterations);
-    add_row(b, name, b->iterations, small, "ns");
-    if (big_ok) {
-        double large = median(s_big, b->iterations);
-        add_row(b, big_name, b->iterations, large, "ns");
-        ratio_row(b, name_of("import %zu KiB / 4 KiB", b->copy_bytes), large, small);
+    add_row(b, name, b->iterations, cases[0].median_ns, "ns");
+    if (big != NULL && large.error[0]) {
+        na_row(b, big_name, large.error);
+    } else if (big_ok) {
+        add_row(b, big_name, b->iterations, cases[1].median_ns, "ns");
+        ratio_row(b, name_of("import %zu KiB / 4 KiB", b->copy_bytes), cases[1].median_ns,
+                  cases[0].median_ns);
     }
-    free(s_big);
-    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
-    io.copy = PJDL_COPY_NEVER;
-    /* Export then import the tensor: what a framework round trip costs. */
-    pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
-    for (int64_t i = 0; i < b->iterations; i++) {
-        DLManagedTensorVersioned *mt = NULL;
-        pjdl_buffer *v = NULL;
-        uint64_t t0 = cli_now_ns();
-        if (pjdl_buffer_export(buf, &o, &mt) != PJDL_OK)
-            return;
-        if (pjdl_import(&b->s->client, 1, mt, &io, &v) != PJDL_OK) {
-            mt->deleter(mt);
-            na_row(b, "export -> import -> release", pjdl_last_error());
-            return;
-        }
-        pjdl_buffer_release(v);
-        b->samples[i] = cli_now_ns() - t0;
-    }
-    add_row(b, "export -> import -> release", b->iterations, median(b->samples, b->iterations),
-            "ns");
-}
-
-/* One timed import with copy=ALWAYS of t (its strides as set) + await. */
-static bool copy_once(bench *b, bench_tensor *t, uint64_t *ns) {
-    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
-    io.copy = PJDL_COPY_ALWAYS;
-    io.device = b->dev;
-    pjdl_buffer *v = NULL;
-    uint64_t t0 = cli_now_ns();
-    pjdl_code rc = pjdl_import(&b->s->client, 1, &t->mt, &io, &v);
-    if (rc == PJDL_OK)
-        rc = pjdl_buffer_await(v);
-    *ns = cli_now_ns() - t0;
-    pjdl_buffer_release(v);
-    return rc == PJDL_OK;
-}
-
-static uint64_t memcpy_once(void *dst, const void *src, size_t size) {
-    uint64_t t0 = cli_now_ns();
-    memcpy(dst, src, size);
-    __asm__ volatile("" : : "r"(dst) : "memory");
-    return cli_now_ns() - t0;
+    op rt = {.b = b, .buf = buf};
+    bench_case round[] = {{NULL, loop_round_trip, &rt, 0}};
+    measure(round, 1, b->iterations);
+    if (rt.error[0])
+        na_row(b, "export -> import -> release", rt.error);
+    else
+        add_row(b, "export -> import -> release", b->iterations, round[0].median_ns, "ns");
 }
 
 /* The copy fallback of an import, contiguous and transposed (a square
@@ -278,58 +264,47 @@ static void bench_copy(bench *b) {
     int64_t reps = b->iterations < 10 ? b->iterations : 10;
     unsigned char *src = aligned_alloc(64, (size + 63) / 64 * 64);
     unsigned char *dst = aligned_alloc(64, (size + 63) / 64 * 64);
-    uint64_t *s_mem = malloc((size_t)reps * sizeof *s_mem);
-    uint64_t *s_tr = malloc((size_t)reps * sizeof *s_tr);
     const char *copy_name = name_of("copy fallback import (%zu KiB)", size);
     const char *tr_name = name_of("transposed copy import (%zu KiB)", (size_t)(side * side * 4));
-    if (src == NULL || dst == NULL || s_mem == NULL || s_tr == NULL) {
+    if (src == NULL || dst == NULL) {
         na_row(b, copy_name, "out of memory");
         goto out;
     }
     memset(src, 0x5a, size);
     memset(dst, 0, size);
     DLDevice cpu = {kDLCPU, 0};
-    bench_tensor t, tt;
-    bench_tensor_init(&t, src, cpu, (int64_t)size, (DLDataType){kDLUInt, 8, 1});
-    bench_tensor_init(&tt, src, cpu, side, (DLDataType){kDLFloat, 32, 1});
-    int64_t tshape[2] = {side, side}, tstrides[2] = {1, side};
-    tt.mt.dl_tensor.ndim = 2;
-    tt.mt.dl_tensor.shape = tshape;
-    tt.mt.dl_tensor.strides = tstrides;
-    uint64_t ns;
-    /* One untimed round of each first: page faults are not bandwidth. */
-    if (!copy_once(b, &t, &ns)) {
-        na_row(b, copy_name, pjdl_last_error());
+    op contig = {.b = b, .copy = PJDL_COPY_ALWAYS}, tr = {.b = b, .copy = PJDL_COPY_ALWAYS};
+    op_tensor(&contig, src, cpu, (DLDataType){kDLUInt, 8, 1}, (int64_t)size);
+    op_tensor(&tr, src, cpu, (DLDataType){kDLFloat, 32, 1}, side);
+    tr.tensor.dl_tensor.ndim = 2;
+    tr.shape[1] = side;
+    tr.strides[0] = 1;
+    tr.strides[1] = side;
+    tr.tensor.dl_tensor.strides = tr.strides;
+    bench_memcpy_arg ma = {dst, src, size};
+    bench_case cases[] = {{NULL, loop_import, &contig, 0},
+                          {NULL, bench_loop_memcpy, &ma, 0},
+                          {NULL, loop_import, &tr, 0}};
+    measure(cases, 3, reps);
+    if (contig.error[0]) {
+        na_row(b, copy_name, contig.error);
         goto out;
     }
-    bool tr_ok = copy_once(b, &tt, &ns);
-    if (!tr_ok)
-        na_row(b, tr_name, pjdl_last_error());
-    memcpy_once(dst, src, size);
-    for (int64_t i = 0; i < reps; i++) {
-        if (!copy_once(b, &t, &b->samples[i])) {
-            na_row(b, copy_name, pjdl_last_error());
-            goto out;
-        }
-        s_mem[i] = memcpy_once(dst, src, size);
-        if (tr_ok && !copy_once(b, &tt, &s_tr[i]))
-            tr_ok = false;
-    }
-    double copy_gbs = (double)size / median(b->samples, reps);
-    double mem_gbs = (double)size / median(s_mem, reps);
+    double copy_gbs = (double)size / cases[0].median_ns;
+    double mem_gbs = (double)size / cases[1].median_ns;
     add_row(b, copy_name, reps, copy_gbs, "GB/s");
     add_row(b, name_of("memcpy (%zu KiB)", size), reps, mem_gbs, "GB/s");
     ratio_row(b, "copy fallback / memcpy", copy_gbs, mem_gbs);
-    if (tr_ok) {
-        double tr_gbs = (double)(side * side * 4) / median(s_tr, reps);
+    if (tr.error[0]) {
+        na_row(b, tr_name, tr.error);
+    } else {
+        double tr_gbs = (double)(side * side * 4) / cases[2].median_ns;
         add_row(b, tr_name, reps, tr_gbs, "GB/s");
         ratio_row(b, "transposed copy / memcpy", tr_gbs, mem_gbs);
     }
 out:
     free(src);
     free(dst);
-    free(s_mem);
-    free(s_tr);
 }
 
 /* Host -> device (pjdl_buffer_from_host until ready) and device -> host
@@ -340,105 +315,38 @@ static void bench_transfers(bench *b) {
     int64_t dims[1] = {(int64_t)(size / 4)};
     int64_t reps = b->iterations < 10 ? b->iterations : 10;
     float *host = aligned_alloc(64, size + 64), *dst = aligned_alloc(64, size + 64);
-    uint64_t *s_d2h = malloc((size_t)reps * sizeof *s_d2h);
-    uint64_t *s_mem = malloc((size_t)reps * sizeof *s_mem);
-    const char *h2d = name_of("host -> device (%zu KiB)", size);
-    const char *d2h = name_of("device -> host (%zu KiB)", size);
-    pjdl_buffer *dev = NULL;
-    if (host == NULL || dst == NULL || s_d2h == NULL || s_mem == NULL) {
-        na_row(b, h2d, "out of memory");
+    const char *h2d_name = name_of("host -> device (%zu KiB)", size);
+    op h2d = {.b = b, .host = host, .bytes = size}, d2h = {.b = b, .host = dst, .bytes = size};
+    if (host == NULL || dst == NULL) {
+        na_row(b, h2d_name, "out of memory");
         goto out;
     }
     memset(host, 0x3c, size);
     memset(dst, 0, size);
-    if (pjdl_buffer_from_host(b->s->client, host, PJRT_Buffer_Type_F32, dims, 1, NULL, NULL,
-                              &dev) != PJDL_OK ||
-        pjdl_buffer_await(dev) != PJDL_OK) {
-        na_row(b, h2d, pjdl_last_error());
+    if (!op_ok(&d2h, pjdl_buffer_from_host(b->s->client, host, PJRT_Buffer_Type_F32, dims, 1, NULL,
+                                           NULL, &d2h.buf)) ||
+        !op_ok(&d2h, pjdl_buffer_await(d2h.buf))) {
+        na_row(b, h2d_name, d2h.error);
         goto out;
     }
-    for (int64_t i = 0; i < reps; i++) {
-        pjdl_buffer *nb = NULL;
-        uint64_t t0 = cli_now_ns();
-        pjdl_code rc = pjdl_buffer_from_host(b->s->client, host, PJRT_Buffer_Type_F32, dims, 1,
-                                             NULL, NULL, &nb);
-        if (rc == PJDL_OK)
-            rc = pjdl_buffer_await(nb);
-        uint64_t t1 = cli_now_ns();
-        pjdl_buffer_release(nb);
-        if (rc == PJDL_OK)
-            rc = pjdl_buffer_to_host(dev, dst, size);
-        uint64_t t2 = cli_now_ns();
-        if (rc != PJDL_OK) {
-            na_row(b, h2d, pjdl_last_error());
-            goto out;
-        }
-        b->samples[i] = t1 - t0;
-        s_d2h[i] = t2 - t1;
-        s_mem[i] = memcpy_once(dst, host, size);
+    bench_memcpy_arg ma = {dst, host, size};
+    bench_case cases[] = {
+        {NULL, loop_h2d, &h2d, 0}, {NULL, loop_d2h, &d2h, 0}, {NULL, bench_loop_memcpy, &ma, 0}};
+    measure(cases, 3, reps);
+    if (h2d.error[0] || d2h.error[0]) {
+        na_row(b, h2d_name, h2d.error[0] ? h2d.error : d2h.error);
+        goto out;
     }
-    double mem_gbs = (double)size / median(s_mem, reps);
-    double h = (double)size / median(b->samples, reps), d = (double)size / median(s_d2h, reps);
-    add_row(b, h2d, reps, h, "GB/s");
-    add_row(b, d2h, reps, d, "GB/s");
+    double mem_gbs = (double)size / cases[2].median_ns;
+    double h = (double)size / cases[0].median_ns, d = (double)size / cases[1].median_ns;
+    add_row(b, h2d_name, reps, h, "GB/s");
+    add_row(b, name_of("device -> host (%zu KiB)", size), reps, d, "GB/s");
     ratio_row(b, "host -> device / memcpy", h, mem_gbs);
     ratio_row(b, "device -> host / memcpy", d, mem_gbs);
 out:
-    pjdl_buffer_release(dev);
+    pjdl_buffer_release(d2h.buf);
     free(host);
     free(dst);
-    free(s_d2h);
-    free(s_mem);
-}
-
-typedef struct thread_job {
-    bench *b;
-    pjdl_buffer *buf;
-    int64_t n;
-    pthread_barrier_t *start;
-    bool ok;
-    uint64_t t0, t1; /* the thread's own start and end */
-} thread_job;
-
-static void *thread_run(void *arg) {
-    thread_job *j = arg;
-    pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
-    pthread_barrier_wait(j->start);
-    j->t0 = cli_now_ns();
-    j->ok = true;
-    for (int64_t i = 0; i < j->n && j->ok; i++) {
-        DLManagedTensorVersioned *mt = NULL;
-        j->ok = pjdl_buffer_export(j->buf, &o, &mt) == PJDL_OK;
-        if (j->ok)
-            mt->deleter(mt);
-    }
-    j->t1 = cli_now_ns();
-    return NULL;
-}
-
-/* Exports per second of `n` threads, each on its own buffer; -1 on failure. */
-static double threads_rate(bench *b, pjdl_buffer **bufs, int n, int64_t per_thread) {
-    pthread_t th[2];
-    thread_job jobs[2];
-    pthread_barrier_t start;
-    pthread_barrier_init(&start, NULL, (unsigned)n + 1);
-    for (int i = 0; i < n; i++) {
-        jobs[i] = (thread_job){b, bufs[i], per_thread, &start, false, 0, 0};
-        pthread_create(&th[i], NULL, thread_run, &jobs[i]);
-    }
-    pthread_barrier_wait(&start);
-    bool ok = true;
-    /* From the first thread's start to the last one's end: this thread may
-     * not get a core back before the workers are done. */
-    uint64_t t0 = UINT64_MAX, t1 = 0;
-    for (int i = 0; i < n; i++) {
-        pthread_join(th[i], NULL);
-        ok = ok && jobs[i].ok;
-        t0 = jobs[i].t0 < t0 ? jobs[i].t0 : t0;
-        t1 = jobs[i].t1 > t1 ? jobs[i].t1 : t1;
-    }
-    pthread_barrier_destroy(&start);
-    return ok ? (double)n * (double)per_thread * 1e9 / (double)(t1 - t0) : -1;
 }
 
 /* Two threads exporting distinct buffers against one thread, alternating. */
@@ -449,28 +357,26 @@ static void bench_threads(bench *b, pjdl_buffer *buf, pjdl_buffer *other) {
         na_row(b, name, "no second buffer");
         return;
     }
-    pjdl_buffer *bufs[2] = {buf, other};
+    op ops[2] = {{.b = b, .buf = buf}, {.b = b, .buf = other}};
+    void *args[2] = {&ops[0], &ops[1]};
     int64_t reps = b->iterations < 9 ? b->iterations : 9;
     int64_t per_thread = b->iterations * 50;
     double one[9], two[9];
     for (int64_t i = 0; i < reps; i++) {
-        one[i] = threads_rate(b, bufs, 1, per_thread);
-        two[i] = threads_rate(b, bufs, 2, per_thread);
-        if (one[i] < 0 || two[i] < 0) {
-            na_row(b, name, pjdl_last_error());
+        one[i] = bench_parallel(loop_export, args, 1, per_thread, NULL);
+        two[i] = bench_parallel(loop_export, args, 2, per_thread, NULL);
+        if (ops[0].error[0] || ops[1].error[0]) {
+            na_row(b, name, ops[0].error[0] ? ops[0].error : ops[1].error);
             return;
         }
     }
-    uint64_t u1[9], u2[9];
-    for (int64_t i = 0; i < reps; i++) {
-        u1[i] = (uint64_t)one[i];
-        u2[i] = (uint64_t)two[i];
-    }
-    double r1 = median(u1, reps), r2 = median(u2, reps);
+    double r1 = bench_median(one, (size_t)reps), r2 = bench_median(two, (size_t)reps);
     add_row(b, name, reps, r1, "ops/s");
     add_row(b, "two threads export + deleter", reps, r2, "ops/s");
     ratio_row(b, "two threads / one thread", r2, r1);
 }
+
+/* ---------------------------------------------------------------- report */
 
 static void print_table(bench *b) {
     printf("plugin:   %s\n", b->s->path[0] ? b->s->path : "(default)");
@@ -499,35 +405,77 @@ static void print_json(bench *b) {
     json_writer w;
     json_init(&w, stdout);
     json_begin_object(&w);
-    json_key(&w, "plugin");
-    json_string(&w, b->s->path);
-    json_key(&w, "platform");
-    json_string(&w, pjdl_client_platform_name(b->s->client));
+    json_field_string(&w, "plugin", b->s->path);
+    json_field_string(&w, "platform", pjdl_client_platform_name(b->s->client));
     json_key(&w, "results");
     json_begin_array(&w);
     for (size_t i = 0; i < b->nrows; i++) {
         row *r = &b->rows[i];
         json_begin_object(&w);
-        json_key(&w, "name");
-        json_string(&w, r->name);
-        json_key(&w, "iterations");
-        json_int(&w, r->iterations);
+        json_field_string(&w, "name", r->name);
+        json_field_int(&w, "iterations", r->iterations);
         json_key(&w, "median");
         if (r->value < 0)
             json_null(&w);
         else
             json_double(&w, r->value);
-        json_key(&w, "unit");
-        json_string(&w, r->unit);
-        if (r->note[0]) {
-            json_key(&w, "note");
-            json_string(&w, r->note);
-        }
+        json_field_string(&w, "unit", r->unit);
+        if (r->note[0])
+            json_field_string(&w, "note", r->note);
         json_end_object(&w);
     }
     json_end_array(&w);
     json_end_object(&w);
     json_finish(&w);
+}
+
+/* A ready f32 buffer of `n` elements from `data` on the first device, or
+ * NULL (the library's message says why). */
+static pjdl_buffer *ready_buffer(bench *b, const float *data, int64_t n) {
+    int64_t dims[1] = {n};
+    pjdl_buffer *buf = NULL;
+    if (pjdl_buffer_from_host(b->s->client, data, PJRT_Buffer_Type_F32, dims, 1, NULL, NULL,
+                              &buf) != PJDL_OK ||
+        pjdl_buffer_await(buf) != PJDL_OK) {
+        pjdl_buffer_release(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* The sections on a 4 KiB buffer, a second one (threads) and one of --size
+ * bytes (NULL when it cannot be made). */
+static int run_sections(bench *b) {
+    float *data = malloc(BENCH_FLOATS * sizeof *data);
+    float *big_data = calloc(b->copy_bytes / 4 + 1, sizeof *big_data);
+    pjdl_buffer *buf = NULL;
+    int rc = CLI_EXIT_OK;
+    if (data == NULL) {
+        fprintf(stderr, "pjrt-dlpack: out of memory\n");
+        rc = CLI_EXIT_INTERNAL;
+        goto out;
+    }
+    for (int i = 0; i < BENCH_FLOATS; i++)
+        data[i] = (float)i;
+    if ((buf = ready_buffer(b, data, BENCH_FLOATS)) == NULL) {
+        fprintf(stderr, "pjrt-dlpack: cannot create a buffer: %s\n", pjdl_last_error());
+        rc = CLI_EXIT_FAILED;
+        goto out;
+    }
+    pjdl_buffer *other = ready_buffer(b, data, BENCH_FLOATS);
+    pjdl_buffer *big = big_data ? ready_buffer(b, big_data, (int64_t)(b->copy_bytes / 4)) : NULL;
+    bench_export(b, buf, big);
+    bench_import(b, buf, big);
+    pjdl_buffer_release(big);
+    bench_copy(b);
+    bench_transfers(b);
+    bench_threads(b, buf, other);
+    pjdl_buffer_release(other);
+out:
+    pjdl_buffer_release(buf);
+    free(data);
+    free(big_data);
+    return rc;
 }
 
 int cli_bench(const cli_args *args) {
@@ -544,59 +492,16 @@ int cli_bench(const cli_args *args) {
     b.dev = pjdl_client_device(s.client, 0);
     b.iterations = args->iterations > 0 ? args->iterations : 200;
     b.copy_bytes = args->size_bytes > 0 ? (size_t)args->size_bytes : 4u << 20;
-    b.samples = malloc((size_t)b.iterations * sizeof *b.samples);
-    float *data = malloc(BENCH_FLOATS * sizeof *data);
-    int rc = CLI_EXIT_OK;
-    pjdl_buffer *buf = NULL;
-    if (b.dev == NULL || b.samples == NULL || data == NULL) {
-        fprintf(stderr, "pjrt-dlpack: %s\n", b.dev ? "out of memory" : "the client has no device");
-        rc = b.dev ? CLI_EXIT_INTERNAL : CLI_EXIT_NO_PLUGIN;
-        goto out;
-    }
-    for (int i = 0; i < BENCH_FLOATS; i++)
-        data[i] = (float)i;
-    int64_t dims[1] = {BENCH_FLOATS};
-    if (pjdl_buffer_from_host(s.client, data, PJRT_Buffer_Type_F32, dims, 1, NULL, NULL, &buf) !=
-            PJDL_OK ||
-        pjdl_buffer_await(buf) != PJDL_OK) {
-        fprintf(stderr, "pjrt-dlpack: cannot create a buffer: %s\n", pjdl_last_error());
-        rc = CLI_EXIT_FAILED;
-        goto out;
-    }
-    /* A second small buffer for the threads, and one of --size bytes. */
-    pjdl_buffer *other = NULL, *big = NULL;
-    if (pjdl_buffer_from_host(s.client, data, PJRT_Buffer_Type_F32, dims, 1, NULL, NULL, &other) !=
-            PJDL_OK ||
-        pjdl_buffer_await(other) != PJDL_OK) {
-        pjdl_buffer_release(other);
-        other = NULL;
-    }
-    int64_t big_dims[1] = {(int64_t)(b.copy_bytes / 4)};
-    float *big_data = calloc(b.copy_bytes / 4 + 1, sizeof *big_data);
-    if (big_data == NULL ||
-        pjdl_buffer_from_host(s.client, big_data, PJRT_Buffer_Type_F32, big_dims, 1, NULL, NULL,
-                              &big) != PJDL_OK ||
-        pjdl_buffer_await(big) != PJDL_OK) {
-        pjdl_buffer_release(big);
-        big = NULL;
-    }
-    free(big_data);
-    bench_export(&b, buf, big);
-    bench_import(&b, buf, big);
-    pjdl_buffer_release(big);
-    bench_copy(&b);
-    bench_transfers(&b);
-    bench_threads(&b, buf, other);
-    pjdl_buffer_release(other);
-    progress_done(args->progress);
-    if (args->json)
-        print_json(&b);
+    int rc = CLI_EXIT_NO_PLUGIN;
+    if (b.dev == NULL)
+        fprintf(stderr, "pjrt-dlpack: the client has no device\n");
     else
+        rc = run_sections(&b);
+    progress_done(args->progress);
+    if (rc == CLI_EXIT_OK && args->json)
+        print_json(&b);
+    else if (rc == CLI_EXIT_OK)
         print_table(&b);
-out:
-    pjdl_buffer_release(buf);
-    free(data);
-    free(b.samples);
     cli_session_close(&s);
     return rc;
 }

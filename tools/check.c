@@ -150,10 +150,8 @@ static int list_checks(const cli_args *args) {
         json_begin_array(&w);
         for (size_t i = 0; i < NUM_CHECKS; i++) {
             json_begin_object(&w);
-            json_key(&w, "name");
-            json_string(&w, checks[i].name);
-            json_key(&w, "summary");
-            json_string(&w, checks[i].summary);
+            json_field_string(&w, "name", checks[i].name);
+            json_field_string(&w, "summary", checks[i].summary);
             json_end_object(&w);
         }
         json_end_array(&w);
@@ -212,37 +210,27 @@ static void print_json(ck_ctx *ctx, const ck_result *results, const bool *ran, i
     json_writer w;
     json_init(&w, stdout);
     json_begin_object(&w);
-    json_key(&w, "plugin");
-    json_string(&w, ctx->s->path);
-    json_key(&w, "platform");
-    json_string(&w, platform.ok ? platform.name : NULL);
+    json_field_string(&w, "plugin", ctx->s->path);
+    json_field_string(&w, "platform", platform.ok ? platform.name : NULL);
     json_key(&w, "checks");
     json_begin_array(&w);
     for (size_t i = 0; i < NUM_CHECKS; i++) {
         if (!ran[i])
             continue;
         json_begin_object(&w);
-        json_key(&w, "name");
-        json_string(&w, checks[i].name);
-        json_key(&w, "status");
-        json_string(&w, status_name(results[i].status));
-        json_key(&w, "summary");
-        json_string(&w, checks[i].summary);
-        json_key(&w, "detail");
-        json_string(&w, results[i].detail);
+        json_field_string(&w, "name", checks[i].name);
+        json_field_string(&w, "status", status_name(results[i].status));
+        json_field_string(&w, "summary", checks[i].summary);
+        json_field_string(&w, "detail", results[i].detail);
         json_end_object(&w);
     }
     json_end_array(&w);
     json_key(&w, "summary");
     json_begin_object(&w);
-    json_key(&w, "pass");
-    json_int(&w, counts[CK_PASS]);
-    json_key(&w, "fail");
-    json_int(&w, counts[CK_FAIL]);
-    json_key(&w, "unsupported");
-    json_int(&w, counts[CK_UNSUPPORTED]);
-    json_key(&w, "skipped");
-    json_int(&w, counts[CK_SKIPPED]);
+    json_field_int(&w, "pass", counts[CK_PASS]);
+    json_field_int(&w, "fail", counts[CK_FAIL]);
+    json_field_int(&w, "unsupported", counts[CK_UNSUPPORTED]);
+    json_field_int(&w, "skipped", counts[CK_SKIPPED]);
     json_end_object(&w);
     json_end_object(&w);
     json_finish(&w);

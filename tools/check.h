@@ -65,8 +65,16 @@ void ck_step(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ----------------------------------------------------------- helpers */
 
+/* The element type most checks use. */
+extern const DLDataType ck_f32;
+
 /* Deterministic test data: `n` bytes from `seed`; for PRED only 0 and 1. */
 void ck_pattern(void *dst, size_t n, unsigned seed, PJRT_Buffer_Type type);
+
+/* Gathers a host array of `ndim` dims with element strides `strides` at
+ * `src` into compact row-major order at `dst`; elements of `esize` bytes. */
+void ck_gather(void *dst, const void *src, const int64_t *shape, int ndim, const int64_t *strides,
+               size_t esize);
 
 /* A DLManagedTensorVersioned the check builds over memory it does not own
  * (or owns through `owned`, freed by the deleter). The deleter counts its
@@ -115,6 +123,19 @@ void ck_churn_release(ck_churn *c);
 /* A buffer with pattern data: f32 [n] in `memory` (NULL: default), awaited. */
 pjdl_code ck_make_buffer(ck_ctx *ctx, pjdl_memory *memory, size_t n_floats, unsigned seed,
                          float **host_copy, pjdl_buffer **out);
+
+/* PJRT's arguments for an f32 array of `ndim` dims on the check's device
+ * (ctx->dev): host data to copy, or device memory to view. The caller adds
+ * what else it needs (memory, layout, callback) and calls raw_buffer_from_host
+ * or raw_create_view. */
+PJRT_Client_BufferFromHostBuffer_Args ck_f32_host_args(ck_ctx *ctx, const float *data,
+                                                       const int64_t *dims, size_t ndim);
+PJRT_Client_CreateViewOfDeviceBuffer_Args ck_f32_view_args(ck_ctx *ctx, void *ptr,
+                                                           const int64_t *dims, size_t ndim);
+
+/* Imports `t` as a view (copy never). On failure the wrapper `t` is freed
+ * (not t->owned) and the library's code returned. */
+pjdl_code ck_import_view(ck_ctx *ctx, ck_tensor *t, pjdl_buffer **out);
 
 /* --------------------------------------------------------- the checks */
 

@@ -21,13 +21,24 @@ typedef struct view_case {
     PJRT_Memory *memory;
 } view_case;
 
-static PJRT_Buffer *make_view(view_case *vc, atomic_int *calls, const char *what) {
+/* A view of the case's memory whose on-delete callback counts in *calls
+ * (NULL: no callback of the check's). */
+static pjdl_code create_view(view_case *vc, atomic_int *calls, PJRT_Buffer **out, char *msg,
+                             size_t n) {
     int64_t dims[1] = {VIEW_FLOATS};
+    PJRT_Client_CreateViewOfDeviceBuffer_Args a = ck_f32_view_args(vc->ctx, vc->ptr, dims, 1);
+    a.memory = vc->memory;
+    a.on_delete_callback = calls ? count_call : NULL;
+    a.on_delete_callback_arg = calls;
+    pjdl_code rc = raw_create_view(vc->ctx->api, &a, msg, n);
+    *out = a.buffer;
+    return rc;
+}
+
+static PJRT_Buffer *make_view(view_case *vc, atomic_int *calls, const char *what) {
     PJRT_Buffer *v = NULL;
     char msg[512];
-    pjdl_code rc = raw_create_view(vc->ctx->api, vc->ctx->pc, vc->ptr, PJRT_Buffer_Type_F32, dims,
-                                   1, NULL, pjdl_device_pjrt(vc->ctx->dev), vc->memory, count_call,
-                                   calls, &v, msg, sizeof msg);
+    pjdl_code rc = create_view(vc, calls, &v, msg, sizeof msg);
     if (rc != PJDL_OK) {
         ck_fail(vc->r, "%s: CreateViewOfDeviceBuffer: %s: %s", what, pjdl_code_name(rc), msg);
         return NULL;
@@ -100,22 +111,17 @@ static void case_delete_destroy(view_case *vc) {
 static void case_import(view_case *vc, DLDevice dl) {
     atomic_int calls = 0;
     int64_t dims[1] = {VIEW_FLOATS};
-    DLDataType f32 = {kDLFloat, 32, 1};
-    ck_tensor *t = ck_tensor_new(vc->ptr, dl, f32, dims, 1, NULL, &calls, NULL);
+    ck_tensor *t = ck_tensor_new(vc->ptr, dl, ck_f32, dims, 1, NULL, &calls, NULL);
     if (t == NULL)
         return;
-    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
-    io.copy = PJDL_COPY_NEVER;
     pjdl_buffer *b = NULL;
-    pjdl_code rc = pjdl_import(&vc->ctx->client, 1, &t->mt, &io, &b);
+    pjdl_code rc = ck_import_view(vc->ctx, t, &b);
     if (rc == PJDL_UNIMPLEMENTED) {
         ck_note(vc->r, "the library's import made no view (%s)", pjdl_last_error());
-        free(t);
         return;
     }
     if (rc != PJDL_OK) {
         ck_fail(vc->r, "import as a view: %s: %s", pjdl_code_name(rc), pjdl_last_error());
-        free(t);
         return;
     }
     expect_calls(vc->r, "imported tensor, buffer alive", &calls, 0);
@@ -157,12 +163,9 @@ void ck_on_delete(ck_ctx *ctx, ck_result *r) {
     pjdl_memory *m = pjdl_buffer_memory(owner);
     vc.memory = m ? pjdl_memory_pjrt(m) : NULL;
     /* Probe: a plugin that answers UNIMPLEMENTED has no views at all. */
-    int64_t dims[1] = {VIEW_FLOATS};
     PJRT_Buffer *probe = NULL;
     char msg[512];
-    rc =
-        raw_create_view(ctx->api, ctx->pc, vc.ptr, PJRT_Buffer_Type_F32, dims, 1, NULL,
-                        pjdl_device_pjrt(ctx->dev), vc.memory, NULL, NULL, &probe, msg, sizeof msg);
+    rc = create_view(&vc, NULL, &probe, msg, sizeof msg);
     if (rc == PJDL_UNIMPLEMENTED) {
         ck_unsupported(r, "CreateViewOfDeviceBuffer is UNIMPLEMENTED: %s", msg);
         pjdl_buffer_release(owner);

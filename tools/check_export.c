@@ -157,8 +157,8 @@ void ck_export_types(ck_ctx *ctx, ck_result *r) {
             ck_fail(r, "legacy export: expected OK, got %s: %s", pjdl_code_name(rc),
                     pjdl_last_error());
         } else {
-            DLDataType dt = {kDLFloat, 32, 1};
-            verify_tensor(ctx, r, "legacy f32", buf, &legacy->dl_tensor, dt, dims, 1, f, sizeof f);
+            verify_tensor(ctx, r, "legacy f32", buf, &legacy->dl_tensor, ck_f32, dims, 1, f,
+                          sizeof f);
             if (legacy->deleter)
                 legacy->deleter(legacy);
         }
@@ -200,10 +200,8 @@ static void export_shape(ck_ctx *ctx, ck_result *r, const int64_t *dims, int ndi
     pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
     DLManagedTensorVersioned *mt = NULL;
     const DLTensor *t = export_tensor(r, what, buf, &o, &mt);
-    if (t != NULL) {
-        DLDataType dt = {kDLFloat, 32, 1};
-        verify_tensor(ctx, r, what, buf, t, dt, dims, ndim, data, n * sizeof *data);
-    }
+    if (t != NULL)
+        verify_tensor(ctx, r, what, buf, t, ck_f32, dims, ndim, data, n * sizeof *data);
     delete_tensor(mt);
     pjdl_buffer_release(buf);
     free(data);
@@ -237,11 +235,11 @@ void ck_export_strided(ck_ctx *ctx, ck_result *r) {
     layout.tiled.struct_size = PJRT_Buffer_MemoryLayout_Tiled_STRUCT_SIZE;
     layout.tiled.minor_to_major = m2m;
     layout.tiled.minor_to_major_size = 2;
-    PJRT_Buffer *pb = NULL;
+    PJRT_Client_BufferFromHostBuffer_Args h = ck_f32_host_args(ctx, data, dims, 2);
+    h.device_layout = &layout;
     char msg[512];
-    pjdl_code rc =
-        raw_buffer_from_host(ctx->api, ctx->pc, data, PJRT_Buffer_Type_F32, dims, 2,
-                             pjdl_device_pjrt(ctx->dev), NULL, &layout, &pb, msg, sizeof msg);
+    pjdl_code rc = raw_buffer_from_host(ctx->api, &h, msg, sizeof msg);
+    PJRT_Buffer *pb = h.buffer;
     if (rc != PJDL_OK) {
         ck_unsupported(r,
                        "the plugin does not create buffers with a column-major device layout "
@@ -264,8 +262,7 @@ void ck_export_strided(ck_ctx *ctx, ck_result *r) {
         if (!copied && (t->strides == NULL || t->strides[0] != 1 || t->strides[1] != 3))
             ck_fail(r, "column-major [3,4]: expected strides [1,3] (or a flagged copy), got %s",
                     t->strides ? "other strides" : "NULL (row-major)");
-        DLDataType dt = {kDLFloat, 32, 1};
-        verify_tensor(ctx, r, "column-major [3,4]", buf, t, dt, dims, 2, data, sizeof data);
+        verify_tensor(ctx, r, "column-major [3,4]", buf, t, ck_f32, dims, 2, data, sizeof data);
         if (r->status == CK_PASS)
             ck_note(r, "column-major [3,4] exported %s",
                     copied ? "as a copy" : "with strides [1,3]");

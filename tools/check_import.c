@@ -5,15 +5,12 @@
 
 #include "check.h"
 
-static const DLDataType f32 = {kDLFloat, 32, 1};
-
 /* Imports `t` (COPY_NEVER). Returns the buffer, or NULL after recording an
- * unsupported plugin (views impossible) or a failure. */
+ * unsupported plugin (views impossible) or a failure; the wrapper `t` is
+ * freed then. */
 static pjdl_buffer *import_view(ck_ctx *ctx, ck_result *r, const char *what, ck_tensor *t) {
-    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
-    io.copy = PJDL_COPY_NEVER;
     pjdl_buffer *b = NULL;
-    pjdl_code rc = pjdl_import(&ctx->client, 1, &t->mt, &io, &b);
+    pjdl_code rc = ck_import_view(ctx, t, &b);
     if (rc == PJDL_OK)
         return b;
     if (rc == PJDL_UNIMPLEMENTED && !RAW_HAS(ctx->api, PJRT_Client_CreateViewOfDeviceBuffer))
@@ -23,7 +20,6 @@ static pjdl_buffer *import_view(ck_ctx *ctx, ck_result *r, const char *what, ck_
     else
         ck_fail(r, "%s: import (copy never): expected a view, got %s: %s", what, pjdl_code_name(rc),
                 pjdl_last_error());
-    free(t); /* on failure the caller keeps the tensor */
     return NULL;
 }
 
@@ -38,7 +34,7 @@ static void verify_view(ck_result *r, const char *what, pjdl_buffer *view, void 
         memcmp(pjdl_buffer_dims(view), dims, (size_t)ndim * sizeof *dims) != 0)
         ck_fail(r, "%s: the view has other dimensions than the tensor", what);
     if (pjdl_buffer_type(view) != PJRT_Buffer_Type_F32)
-        ck_fail(r, "%s: expected element type f32, got %s", what,
+        ck_fail(r, "%s: expected element type ck_f32, got %s", what,
                 pjdl_pjrt_type_name(pjdl_buffer_type(view)));
     float *got = calloc(n ? n : 1, sizeof *got);
     if (got == NULL)
@@ -52,11 +48,36 @@ static void verify_view(ck_result *r, const char *what, pjdl_buffer *view, void 
     free(got);
 }
 
-static void expect_deleted_once(ck_result *r, const char *what, atomic_int *calls) {
-    int n = ck_wait_count(calls, 1, 1000);
-    if (n != 1)
-        ck_fail(r, "%s: expected the producer's deleter to run once after release, got %d", what,
-                n);
+/* The shape and strides a view is made with. */
+typedef struct layout {
+    const char *what;
+    int ndim;
+    int64_t dims[3];
+    int64_t strides[3]; /* all 0: none (compact row-major) */
+} layout;
+
+/* An f32 tensor of layout `l` over `data`, imported as a view: the view must
+ * show `want`, and the producer's deleter must run once after its release.
+ * Returns false when no view was made (`owned`, the memory the tensor's
+ * deleter frees, is then the caller's again). */
+static bool view_and_verify(ck_ctx *ctx, ck_result *r, const layout *l, void *data, DLDevice device,
+                            const float *want, void *owned) {
+    const int64_t *strides = l->strides[0] || l->strides[1] ? l->strides : NULL;
+    size_t n = 1;
+    for (int d = 0; d < l->ndim; d++)
+        n *= (size_t)l->dims[d];
+    atomic_int calls = 0;
+    ck_tensor *t = ck_tensor_new(data, device, ck_f32, l->dims, l->ndim, strides, &calls, owned);
+    pjdl_buffer *view = t ? import_view(ctx, r, l->what, t) : NULL;
+    if (view == NULL)
+        return false;
+    verify_view(r, l->what, view, data, l->dims, l->ndim, want, n);
+    pjdl_buffer_release(view);
+    int got = ck_wait_count(&calls, 1, 1000);
+    if (got != 1)
+        ck_fail(r, "%s: expected the producer's deleter to run once after release, got %d", l->what,
+                got);
+    return true;
 }
 
 /* Exports a fresh [rows,cols] f32 buffer of the first device's default
@@ -95,17 +116,10 @@ void ck_import_views(ck_ctx *ctx, ck_result *r) {
     DLManagedTensorVersioned *mt = NULL;
     if (!device_tensor(ctx, r, 4, 6, &host, &src, &mt))
         return;
-    int64_t dims[2] = {4, 6};
-    atomic_int calls = 0;
+    static const layout device46 = {"device memory [4,6]", 2, {4, 6}, {0}};
+    const int64_t *dims = device46.dims;
     DLTensor *dt = &mt->dl_tensor;
-    ck_tensor *t = ck_tensor_new((char *)dt->data + dt->byte_offset, dt->device, f32, dims, 2, NULL,
-                                 &calls, NULL);
-    pjdl_buffer *view = t ? import_view(ctx, r, "device memory [4,6]", t) : NULL;
-    if (view != NULL) {
-        verify_view(r, "device memory [4,6]", view, t->mt.dl_tensor.data, dims, 2, host, 24);
-        pjdl_buffer_release(view);
-        expect_deleted_once(r, "device memory [4,6]", &calls);
-    }
+    view_and_verify(ctx, r, &device46, (char *)dt->data + dt->byte_offset, dt->device, host, NULL);
     /* Importing the exported tensor itself hands its deleter to the library. */
     pjdl_buffer *round = NULL;
     pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
@@ -139,23 +153,24 @@ void ck_import_views(ck_ctx *ctx, ck_result *r) {
             return;
         for (int i = 0; i < 64; i++)
             mem[i] = (float)i - 7.5f;
-        int64_t d[2] = {8, 8};
-        atomic_int hc = 0;
-        ck_tensor *ht = ck_tensor_new(mem, cpu, f32, d, 2, NULL, &hc, mem);
-        pjdl_buffer *hv = ht ? import_view(ctx, r, "host memory [8,8]", ht) : NULL;
-        if (hv != NULL) {
-            verify_view(r, "host memory [8,8]", hv, mem, d, 2, mem, 64);
-            pjdl_buffer_release(hv);
-            expect_deleted_once(r, "host memory [8,8]", &hc);
-        } else {
+        static const layout host88 = {"host memory [8,8]", 2, {8, 8}, {0}};
+        if (!view_and_verify(ctx, r, &host88, mem, cpu, mem, mem))
             free(mem);
-        }
     } else {
         ck_note(r, "no memory maps to kDLCPU: host tensors not viewed");
     }
 }
 
 void ck_import_layouts(ck_ctx *ctx, ck_result *r) {
+    /* The 24 floats of a [4,6] tensor read through other strides: as the
+     * transpose, as a 3-d permutation ([2,3,4] memory read as [4,2,3]), and
+     * with explicit row-major strides and a size-1 dimension of an odd
+     * stride (compact too). */
+    static const layout layouts[] = {
+        {"transposed [6,4] strides [1,6]", 2, {6, 4}, {1, 6}},
+        {"permuted [4,2,3] strides [1,12,4]", 3, {4, 2, 3}, {1, 12, 4}},
+        {"[4,1,6] strides [6,99,1]", 3, {4, 1, 6}, {6, 99, 1}},
+    };
     float *host = NULL;
     pjdl_buffer *src = NULL;
     DLManagedTensorVersioned *mt = NULL;
@@ -163,45 +178,11 @@ void ck_import_layouts(ck_ctx *ctx, ck_result *r) {
         return;
     DLTensor *dt = &mt->dl_tensor;
     void *data = (char *)dt->data + dt->byte_offset;
-    /* The same 24 floats read as the transpose: shape [6,4], strides [1,6]. */
-    int64_t tdims[2] = {6, 4}, tstrides[2] = {1, 6};
-    float want[24];
-    for (int i = 0; i < 6; i++)
-        for (int j = 0; j < 4; j++)
-            want[i * 4 + j] = host[j * 6 + i];
-    atomic_int calls = 0;
-    ck_tensor *t = ck_tensor_new(data, dt->device, f32, tdims, 2, tstrides, &calls, NULL);
-    pjdl_buffer *view = t ? import_view(ctx, r, "transposed [6,4] strides [1,6]", t) : NULL;
-    if (view != NULL) {
-        verify_view(r, "transposed [6,4] strides [1,6]", view, data, tdims, 2, want, 24);
-        pjdl_buffer_release(view);
-        expect_deleted_once(r, "transposed view", &calls);
-    }
-    /* A 3-d permutation: [2,3,4] memory read as [4,2,3] with strides [1,12,4]. */
-    int64_t pdims[3] = {4, 2, 3}, pstrides[3] = {1, 12, 4};
-    float pwant[24];
-    for (int a = 0; a < 4; a++)
-        for (int b = 0; b < 2; b++)
-            for (int c = 0; c < 3; c++)
-                pwant[(a * 2 + b) * 3 + c] = host[a * 1 + b * 12 + c * 4];
-    atomic_int pcalls = 0;
-    ck_tensor *pt = ck_tensor_new(data, dt->device, f32, pdims, 3, pstrides, &pcalls, NULL);
-    pjdl_buffer *pv = pt ? import_view(ctx, r, "permuted [4,2,3] strides [1,12,4]", pt) : NULL;
-    if (pv != NULL) {
-        verify_view(r, "permuted [4,2,3] strides [1,12,4]", pv, data, pdims, 3, pwant, 24);
-        pjdl_buffer_release(pv);
-        expect_deleted_once(r, "permuted view", &pcalls);
-    }
-    /* Explicit row-major strides and a size-1 dimension with an odd stride
-     * are compact too. */
-    int64_t rdims[3] = {4, 1, 6}, rstrides[3] = {6, 99, 1};
-    atomic_int rcalls = 0;
-    ck_tensor *rt = ck_tensor_new(data, dt->device, f32, rdims, 3, rstrides, &rcalls, NULL);
-    pjdl_buffer *rv = rt ? import_view(ctx, r, "[4,1,6] strides [6,99,1]", rt) : NULL;
-    if (rv != NULL) {
-        verify_view(r, "[4,1,6] strides [6,99,1]", rv, data, rdims, 3, host, 24);
-        pjdl_buffer_release(rv);
-        expect_deleted_once(r, "[4,1,6] view", &rcalls);
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+        const layout *l = &layouts[i];
+        float want[24];
+        ck_gather(want, host, l->dims, l->ndim, l->strides, sizeof *want);
+        view_and_verify(ctx, r, l, data, dt->device, want, NULL);
     }
     mt->deleter(mt);
     pjdl_buffer_release(src);

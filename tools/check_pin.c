@@ -22,9 +22,8 @@ static void expect_intact(ck_ctx *ctx, ck_result *r, const char *what, void *dat
     if (got == NULL)
         return;
     int64_t dims[1] = {PIN_FLOATS};
-    DLDataType f32 = {kDLFloat, 32, 1};
     char msg[512];
-    pjdl_code rc = ck_read_memory(ctx, data, device, f32, dims, 1, NULL, got,
+    pjdl_code rc = ck_read_memory(ctx, data, device, ck_f32, dims, 1, NULL, got,
                                   PIN_FLOATS * sizeof *got, true, msg, sizeof msg);
     if (rc == PJDL_OK)
         ck_expect_bytes(r, what, want, got, PIN_FLOATS * sizeof *got);
@@ -46,11 +45,11 @@ static void pin_raw_in(ck_ctx *ctx, ck_result *r, pjdl_memory *mem) {
     for (int i = 0; i < PIN_FLOATS; i++)
         want[i] = (float)i * 3.0f + 0.5f;
     int64_t dims[1] = {PIN_FLOATS};
-    PJRT_Buffer *pb = NULL;
+    PJRT_Client_BufferFromHostBuffer_Args h = ck_f32_host_args(ctx, want, dims, 1);
+    h.memory = mem ? pjdl_memory_pjrt(mem) : NULL;
     char msg[512];
-    pjdl_code rc = raw_buffer_from_host(
-        api, ctx->pc, want, PJRT_Buffer_Type_F32, dims, 1, pjdl_device_pjrt(ctx->dev),
-        mem ? pjdl_memory_pjrt(mem) : NULL, NULL, &pb, msg, sizeof msg);
+    pjdl_code rc = raw_buffer_from_host(api, &h, msg, sizeof msg);
+    PJRT_Buffer *pb = h.buffer;
     if (rc != PJDL_OK) {
         ck_fail(r, "PJRT_Client_BufferFromHostBuffer: %s: %s", pjdl_code_name(rc), msg);
         return;
@@ -105,65 +104,71 @@ void ck_pin_raw(ck_ctx *ctx, ck_result *r) {
         pin_raw_in(ctx, r, def);
 }
 
-void ck_pin_export(ck_ctx *ctx, ck_result *r) {
-    pjdl_memory *mem = pin_memory(ctx);
-    float *want = NULL;
-    pjdl_buffer *buf = NULL;
-    pjdl_code rc = ck_make_buffer(ctx, mem, PIN_FLOATS, 9, &want, &buf);
+/* A fresh buffer of PIN_FLOATS floats and its export. */
+typedef struct exported {
+    pjdl_memory *mem; /* where the buffer lives */
+    float *want;      /* its content */
+    pjdl_buffer *buf;
+    DLManagedTensorVersioned *mt;
+} exported;
+
+/* Creates the buffer (content from `seed`) and exports it with `mode`; on
+ * failure records it and returns false, with nothing left to release. */
+static bool export_fresh(ck_ctx *ctx, ck_result *r, const char *what, pjdl_export_mode mode,
+                         unsigned seed, exported *e) {
+    e->mem = pin_memory(ctx);
+    pjdl_code rc = ck_make_buffer(ctx, e->mem, PIN_FLOATS, seed, &e->want, &e->buf);
     if (rc != PJDL_OK) {
         ck_fail(r, "creating a buffer: %s: %s", pjdl_code_name(rc), pjdl_last_error());
-        return;
+        return false;
     }
     pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
-    DLManagedTensorVersioned *mt = NULL;
-    rc = pjdl_buffer_export(buf, &o, &mt);
+    o.mode = mode;
+    rc = pjdl_buffer_export(e->buf, &o, &e->mt);
     if (rc != PJDL_OK) {
-        ck_fail(r, "export: %s: %s", pjdl_code_name(rc), pjdl_last_error());
-        pjdl_buffer_release(buf);
-        free(want);
-        return;
+        ck_fail(r, "%s: expected OK, got %s: %s", what, pjdl_code_name(rc), pjdl_last_error());
+        pjdl_buffer_release(e->buf);
+        free(e->want);
+        return false;
     }
-    rc = pjdl_buffer_delete(buf);
+    return true;
+}
+
+/* With the buffer released: lets other allocations reuse freed memory,
+ * expects the tensor's data intact, then deletes the tensor. */
+static void expect_export_intact(ck_ctx *ctx, ck_result *r, const char *what, exported *e) {
+    ck_churn churn;
+    ck_churn_fill(ctx, e->mem, PIN_FLOATS * sizeof(float), &churn);
+    DLTensor *t = &e->mt->dl_tensor;
+    expect_intact(ctx, r, what, (char *)t->data + t->byte_offset, t->device, e->want);
+    e->mt->deleter(e->mt);
+    ck_churn_release(&churn);
+    free(e->want);
+}
+
+void ck_pin_export(ck_ctx *ctx, ck_result *r) {
+    exported e;
+    if (!export_fresh(ctx, r, "export", PJDL_EXPORT_SHARE, 9, &e))
+        return;
+    pjdl_code rc = pjdl_buffer_delete(e.buf);
     if (rc != PJDL_OK)
         ck_fail(r, "pjdl_buffer_delete with a live export: expected OK, got %s: %s",
                 pjdl_code_name(rc), pjdl_last_error());
-    if (!pjdl_buffer_is_deleted(buf))
+    if (!pjdl_buffer_is_deleted(e.buf))
         ck_fail(r, "expected the buffer to report deleted after pjdl_buffer_delete");
-    pjdl_buffer_release(buf);
-    ck_churn churn;
-    ck_churn_fill(ctx, mem, PIN_FLOATS * sizeof(float), &churn);
-    DLTensor *t = &mt->dl_tensor;
-    expect_intact(ctx, r, "exported tensor after its buffer was deleted and released",
-                  (char *)t->data + t->byte_offset, t->device, want);
-    mt->deleter(mt);
-    ck_churn_release(&churn);
-    free(want);
+    pjdl_buffer_release(e.buf);
+    expect_export_intact(ctx, r, "exported tensor after its buffer was deleted and released", &e);
 }
 
 void ck_transfer_mode(ck_ctx *ctx, ck_result *r) {
-    pjdl_memory *mem = pin_memory(ctx);
-    float *want = NULL;
-    pjdl_buffer *buf = NULL;
-    pjdl_code rc = ck_make_buffer(ctx, mem, PIN_FLOATS, 11, &want, &buf);
-    if (rc != PJDL_OK) {
-        ck_fail(r, "creating a buffer: %s: %s", pjdl_code_name(rc), pjdl_last_error());
+    exported e;
+    if (!export_fresh(ctx, r, "transfer export", PJDL_EXPORT_TRANSFER, 11, &e))
         return;
-    }
-    pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
-    o.mode = PJDL_EXPORT_TRANSFER;
-    DLManagedTensorVersioned *mt = NULL;
-    rc = pjdl_buffer_export(buf, &o, &mt);
-    if (rc != PJDL_OK) {
-        ck_fail(r, "transfer export: expected OK, got %s: %s", pjdl_code_name(rc),
-                pjdl_last_error());
-        pjdl_buffer_release(buf);
-        free(want);
-        return;
-    }
+    pjdl_buffer *buf = e.buf;
     if (!pjdl_buffer_is_deleted(buf))
         ck_fail(r, "after a transfer export: expected the buffer to report deleted");
     PJRT_Buffer *pb = NULL;
-    rc = pjdl_buffer_pjrt(buf, &pb);
+    pjdl_code rc = pjdl_buffer_pjrt(buf, &pb);
     if (rc != PJDL_FAILED_PRECONDITION)
         ck_fail(r, "pjdl_buffer_pjrt after a transfer export: expected FAILED_PRECONDITION, got %s",
                 pjdl_code_name(rc));
@@ -184,12 +189,5 @@ void ck_transfer_mode(ck_ctx *ctx, ck_result *r) {
             again->deleter(again);
     }
     pjdl_buffer_release(buf);
-    ck_churn churn;
-    ck_churn_fill(ctx, mem, PIN_FLOATS * sizeof(float), &churn);
-    DLTensor *t = &mt->dl_tensor;
-    expect_intact(ctx, r, "transferred tensor after its buffer was released",
-                  (char *)t->data + t->byte_offset, t->device, want);
-    mt->deleter(mt);
-    ck_churn_release(&churn);
-    free(want);
+    expect_export_intact(ctx, r, "transferred tensor after its buffer was released", &e);
 }

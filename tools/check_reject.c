@@ -50,13 +50,12 @@ void ck_reject_tensors(ck_ctx *ctx, ck_result *r) {
         pjdl_buffer_release(owner);
         return;
     }
-    const DLDataType f32 = {kDLFloat, 32, 1};
     const int64_t d8x8[2] = {8, 8};
     int n = 0;
 #define BAD(desc, copy_mode, any, mutate)                                                          \
     do {                                                                                           \
         atomic_int calls = 0;                                                                      \
-        ck_tensor *t = ck_tensor_new(data, dev, f32, d8x8, 2, NULL, &calls, NULL);                 \
+        ck_tensor *t = ck_tensor_new(data, dev, ck_f32, d8x8, 2, NULL, &calls, NULL);              \
         if (t == NULL)                                                                             \
             break;                                                                                 \
         DLTensor *x = &t->mt.dl_tensor;                                                            \
@@ -99,60 +98,63 @@ void ck_reject_tensors(ck_ctx *ctx, ck_result *r) {
         ck_note(r, "%d malformed tensors refused, no deleter called", n);
 }
 
+/* A request the plugin must refuse: `rc` and the buffer it made anyway. */
+static void expect_plugin_refused(ck_ctx *ctx, ck_result *r, const char *what, pjdl_code rc,
+                                  PJRT_Buffer *b) {
+    if (rc == PJDL_OK) {
+        ck_fail(r, "%s: expected an error, got OK", what);
+        raw_buffer_destroy(ctx->api, b);
+    }
+}
+
+/* Malformed views of memory the plugin accepts (`ptr`, one of its own
+ * buffers'); returns how many were asked. */
+static int reject_views(ck_ctx *ctx, ck_result *r, void *ptr) {
+    static const int64_t neg[2] = {4, -4}, d4[1] = {4};
+    const struct {
+        const char *what;
+        bool null_ptr, no_device;
+        const int64_t *dims;
+        size_t ndim;
+    } cases[] = {
+        {"CreateViewOfDeviceBuffer with dims [4,-4]", false, false, neg, 2},
+        {"CreateViewOfDeviceBuffer of a NULL pointer", true, false, d4, 1},
+        {"CreateViewOfDeviceBuffer without device or memory", false, true, d4, 1},
+    };
+    char msg[512];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        PJRT_Client_CreateViewOfDeviceBuffer_Args a =
+            ck_f32_view_args(ctx, cases[i].null_ptr ? NULL : ptr, cases[i].dims, cases[i].ndim);
+        if (cases[i].no_device)
+            a.device = NULL;
+        ck_step("%s", cases[i].what);
+        pjdl_code rc = raw_create_view(ctx->api, &a, msg, sizeof msg);
+        expect_plugin_refused(ctx, r, cases[i].what, rc, a.buffer);
+    }
+    return (int)(sizeof cases / sizeof cases[0]);
+}
+
 void ck_reject_plugin(ck_ctx *ctx, ck_result *r) {
-    const PJRT_Api *api = ctx->api;
     char msg[512];
     float data[16] = {0};
-    PJRT_Device *dev = pjdl_device_pjrt(ctx->dev);
-    int n = 0;
     /* Host buffers with impossible dimensions. */
     const int64_t neg[2] = {4, -4};
-    PJRT_Buffer *b = NULL;
-    ck_step("BufferFromHostBuffer with dims [4,-4]");
-    pjdl_code rc = raw_buffer_from_host(api, ctx->pc, data, PJRT_Buffer_Type_F32, neg, 2, dev, NULL,
-                                        NULL, &b, msg, sizeof msg);
-    n++;
-    if (rc == PJDL_OK) {
-        ck_fail(r, "BufferFromHostBuffer with dims [4,-4]: expected an error, got OK");
-        raw_buffer_destroy(api, b);
-    }
+    const char *what = "BufferFromHostBuffer with dims [4,-4]";
+    PJRT_Client_BufferFromHostBuffer_Args h = ck_f32_host_args(ctx, data, neg, 2);
+    ck_step("%s", what);
+    pjdl_code rc = raw_buffer_from_host(ctx->api, &h, msg, sizeof msg);
+    expect_plugin_refused(ctx, r, what, rc, h.buffer);
+    int n = 1;
     /* Only values of the right types: the C API does not ask a plugin to
      * survive an element type outside the enum (XLA's CPU plugin aborts the
      * process on PJRT_Buffer_Type_INVALID), so that is not asked here. */
-    const int64_t d4[1] = {4};
     /* Views: needs memory the plugin accepts; use a buffer of its own. */
-    if (RAW_HAS(api, PJRT_Client_CreateViewOfDeviceBuffer)) {
+    if (RAW_HAS(ctx->api, PJRT_Client_CreateViewOfDeviceBuffer)) {
         pjdl_buffer *owner = NULL;
         void *ptr = NULL;
         if (ck_make_buffer(ctx, NULL, 64, 4, NULL, &owner) == PJDL_OK &&
-            pjdl_buffer_data_pointer(owner, &ptr) == PJDL_OK) {
-            PJRT_Buffer *v = NULL;
-            ck_step("CreateViewOfDeviceBuffer with dims [4,-4]");
-            rc = raw_create_view(api, ctx->pc, ptr, PJRT_Buffer_Type_F32, neg, 2, NULL, dev, NULL,
-                                 NULL, NULL, &v, msg, sizeof msg);
-            n++;
-            if (rc == PJDL_OK) {
-                ck_fail(r, "CreateViewOfDeviceBuffer with dims [4,-4]: expected an error, got OK");
-                raw_buffer_destroy(api, v);
-            }
-            ck_step("CreateViewOfDeviceBuffer of a NULL pointer");
-            rc = raw_create_view(api, ctx->pc, NULL, PJRT_Buffer_Type_F32, d4, 1, NULL, dev, NULL,
-                                 NULL, NULL, &v, msg, sizeof msg);
-            n++;
-            if (rc == PJDL_OK) {
-                ck_fail(r, "CreateViewOfDeviceBuffer of a NULL pointer: expected an error, got OK");
-                raw_buffer_destroy(api, v);
-            }
-            ck_step("CreateViewOfDeviceBuffer without device or memory");
-            rc = raw_create_view(api, ctx->pc, ptr, PJRT_Buffer_Type_F32, d4, 1, NULL, NULL, NULL,
-                                 NULL, NULL, &v, msg, sizeof msg);
-            n++;
-            if (rc == PJDL_OK) {
-                ck_fail(r, "CreateViewOfDeviceBuffer without device or memory: expected an error, "
-                           "got OK");
-                raw_buffer_destroy(api, v);
-            }
-        }
+            pjdl_buffer_data_pointer(owner, &ptr) == PJDL_OK)
+            n += reject_views(ctx, r, ptr);
         pjdl_buffer_release(owner);
     }
     if (r->status == CK_PASS)

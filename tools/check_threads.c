@@ -49,18 +49,14 @@ static void one_export(worker *w) {
 
 static void one_import(worker *w) {
     int64_t dims[1] = {SHARED_FLOATS};
-    DLDataType f32 = {kDLFloat, 32, 1};
     ck_tensor *t =
-        ck_tensor_new(w->shared_ptr, w->shared_dl, f32, dims, 1, NULL, w->import_calls, NULL);
+        ck_tensor_new(w->shared_ptr, w->shared_dl, ck_f32, dims, 1, NULL, w->import_calls, NULL);
     if (t == NULL)
         return;
-    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
-    io.copy = PJDL_COPY_NEVER;
     pjdl_buffer *b = NULL;
-    pjdl_code rc = pjdl_import(&w->ctx->client, 1, &t->mt, &io, &b);
+    pjdl_code rc = ck_import_view(w->ctx, t, &b);
     if (rc != PJDL_OK) {
         worker_fail(w, "import of a view: %s: %s", pjdl_code_name(rc), pjdl_last_error());
-        free(t);
         return;
     }
     w->imports++;

@@ -9,6 +9,8 @@
 
 #include "check.h"
 
+const DLDataType ck_f32 = {kDLFloat, 32, 1};
+
 void ck_pattern(void *dst, size_t n, unsigned seed, PJRT_Buffer_Type type) {
     unsigned char *p = dst;
     for (size_t i = 0; i < n; i++) {
@@ -73,9 +75,10 @@ bool ck_expect_bytes(ck_result *r, const char *what, const void *want, const voi
     return true;
 }
 
-/* Gathers a strided host array into compact row-major order. */
-static void gather(char *dst, const char *src, const int64_t *shape, int ndim,
-                   const int64_t *strides, size_t esize) {
+void ck_gather(void *to, const void *from, const int64_t *shape, int ndim, const int64_t *strides,
+               size_t esize) {
+    char *dst = to;
+    const char *src = from;
     if (ndim == 0) {
         memcpy(dst, src, esize);
         return;
@@ -128,7 +131,7 @@ static pjdl_code read_isolated(const char *src, const int64_t *shape, int ndim,
         char *tmp = malloc(size ? size : 1);
         if (tmp == NULL)
             _exit(3);
-        gather(tmp, src, shape, ndim, strides, esize);
+        ck_gather(tmp, src, shape, ndim, strides, esize);
         size_t off = 0;
         while (off < size) {
             ssize_t w = write(fds[1], tmp + off, size - off);
@@ -178,7 +181,7 @@ pjdl_code ck_read_memory(ck_ctx *ctx, void *data, DLDevice device, DLDataType dt
     if (pjdl_dl_device_type_host_reachable(device.device_type)) {
         if (isolated)
             return read_isolated(data, shape, ndim, strides, esize, dst, size, msg, msg_size);
-        gather(dst, data, shape, ndim, strides, esize);
+        ck_gather(dst, data, shape, ndim, strides, esize);
         return PJDL_OK;
     }
     /* Device memory: view it through the plugin and copy to host. */
@@ -188,14 +191,11 @@ pjdl_code ck_read_memory(ck_ctx *ctx, void *data, DLDevice device, DLDataType dt
         snprintf(msg, msg_size, "out of memory");
         return PJDL_RESOURCE_EXHAUSTED;
     }
-    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
-    io.copy = PJDL_COPY_NEVER;
     pjdl_buffer *view = NULL;
-    pjdl_code rc = pjdl_import(&ctx->client, 1, &t->mt, &io, &view);
+    pjdl_code rc = ck_import_view(ctx, t, &view);
     if (rc != PJDL_OK) {
         snprintf(msg, msg_size, "viewing the memory through the plugin failed: %s (%s)",
                  pjdl_last_error(), pjdl_code_name(rc));
-        free(t);
         return rc;
     }
     rc = pjdl_buffer_to_host(view, dst, size);
@@ -260,5 +260,35 @@ pjdl_code ck_make_buffer(ck_ctx *ctx, pjdl_memory *memory, size_t n_floats, unsi
         *host_copy = data;
     else
         free(data);
+    return rc;
+}
+
+PJRT_Client_BufferFromHostBuffer_Args ck_f32_host_args(ck_ctx *ctx, const float *data,
+                                                       const int64_t *dims, size_t ndim) {
+    return (PJRT_Client_BufferFromHostBuffer_Args){.client = ctx->pc,
+                                                   .data = data,
+                                                   .type = PJRT_Buffer_Type_F32,
+                                                   .dims = dims,
+                                                   .num_dims = ndim,
+                                                   .device = pjdl_device_pjrt(ctx->dev)};
+}
+
+PJRT_Client_CreateViewOfDeviceBuffer_Args ck_f32_view_args(ck_ctx *ctx, void *ptr,
+                                                           const int64_t *dims, size_t ndim) {
+    return (PJRT_Client_CreateViewOfDeviceBuffer_Args){.client = ctx->pc,
+                                                       .device_buffer_ptr = ptr,
+                                                       .dims = dims,
+                                                       .num_dims = ndim,
+                                                       .element_type = PJRT_Buffer_Type_F32,
+                                                       .device = pjdl_device_pjrt(ctx->dev)};
+}
+
+pjdl_code ck_import_view(ck_ctx *ctx, ck_tensor *t, pjdl_buffer **out) {
+    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
+    io.copy = PJDL_COPY_NEVER;
+    *out = NULL;
+    pjdl_code rc = pjdl_import(&ctx->client, 1, &t->mt, &io, out);
+    if (rc != PJDL_OK)
+        free(t);
     return rc;
 }

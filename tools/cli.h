@@ -116,18 +116,26 @@ const PJRT_Stream_Extension *raw_stream_extension(const PJRT_Api *api);
  * GetPjrtApi. */
 void raw_get_api(void *handle, bool *has_symbol, const PJRT_Api **api);
 
-/* Creates a buffer with PJRT_Client_BufferFromHostBuffer
- * (kImmutableOnlyDuringCall) on `device`, optionally in `memory` and with a
- * device layout; waits for nothing. */
-pjdl_code raw_buffer_from_host(const PJRT_Api *api, PJRT_Client *client, const void *data,
-                               PJRT_Buffer_Type type, const int64_t *dims, size_t ndim,
-                               PJRT_Device *device, PJRT_Memory *memory,
-                               PJRT_Buffer_MemoryLayout *device_layout, PJRT_Buffer **out,
+/* The two wide calls take PJRT's own arguments struct: the caller sets the
+ * fields it needs and zeroes the rest; the call sets struct_size, and the new
+ * buffer is a->buffer.
+ * PJRT_Client_BufferFromHostBuffer, kImmutableOnlyDuringCall (set here), on
+ * a->device or, when given, in a->memory (a->device is then cleared); waits
+ * for nothing but the host data's release. */
+pjdl_code raw_buffer_from_host(const PJRT_Api *api, PJRT_Client_BufferFromHostBuffer_Args *a,
                                char *msg, size_t msg_size);
 pjdl_code raw_buffer_destroy(const PJRT_Api *api, PJRT_Buffer *buffer);
 pjdl_code raw_buffer_delete(const PJRT_Api *api, PJRT_Buffer *buffer, char *msg, size_t n);
 pjdl_code raw_buffer_increase(const PJRT_Api *api, PJRT_Buffer *buffer, char *msg, size_t n);
 pjdl_code raw_buffer_decrease(const PJRT_Api *api, PJRT_Buffer *buffer, char *msg, size_t n);
+pjdl_code raw_buffer_opaque_pointer(const PJRT_Api *api, PJRT_Buffer *buffer, void **out, char *msg,
+                                    size_t n);
+pjdl_code raw_buffer_unsafe_pointer(const PJRT_Api *api, PJRT_Buffer *buffer, uintptr_t *out,
+                                    char *msg, size_t n);
+pjdl_code raw_buffer_layout(const PJRT_Api *api, PJRT_Buffer *buffer, PJRT_Buffer_MemoryLayout *out,
+                            char *msg, size_t n);
+/* The device address: OpaqueDeviceMemoryDataPointer, or UnsafePointer where
+ * that is missing or UNIMPLEMENTED. */
 pjdl_code raw_buffer_pointer(const PJRT_Api *api, PJRT_Buffer *buffer, void **out, char *msg,
                              size_t n);
 pjdl_code raw_buffer_await(const PJRT_Api *api, PJRT_Buffer *buffer, char *msg, size_t n);
@@ -136,12 +144,10 @@ pjdl_code raw_buffer_is_ready(const PJRT_Api *api, PJRT_Buffer *buffer, bool *re
                               size_t n);
 pjdl_code raw_buffer_to_host(const PJRT_Api *api, PJRT_Buffer *buffer, void *dst, size_t size,
                              char *msg, size_t n);
-/* PJRT_Client_CreateViewOfDeviceBuffer. */
-pjdl_code raw_create_view(const PJRT_Api *api, PJRT_Client *client, void *ptr,
-                          PJRT_Buffer_Type type, const int64_t *dims, size_t ndim,
-                          PJRT_Buffer_MemoryLayout *layout, PJRT_Device *device,
-                          PJRT_Memory *memory, void (*on_delete)(void *, void *), void *arg,
-                          PJRT_Buffer **out, char *msg, size_t n);
+/* PJRT_Client_CreateViewOfDeviceBuffer; a NULL on_delete_callback becomes
+ * one that does nothing (XLA calls it unconditionally). */
+pjdl_code raw_create_view(const PJRT_Api *api, PJRT_Client_CreateViewOfDeviceBuffer_Args *a,
+                          char *msg, size_t n);
 
 /* ------------------------------------------------------------------ JSON */
 
@@ -165,6 +171,10 @@ void json_uint(json_writer *w, uint64_t value);
 void json_double(json_writer *w, double value);
 void json_bool(json_writer *w, bool value);
 void json_null(json_writer *w);
+/* A key and its value, in one call. */
+void json_field_string(json_writer *w, const char *key, const char *value);
+void json_field_int(json_writer *w, const char *key, int64_t value);
+void json_field_bool(json_writer *w, const char *key, bool value);
 /* Ends the document with a newline. */
 void json_finish(json_writer *w);
 

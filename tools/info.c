@@ -83,11 +83,65 @@ static const char *extension_name(int t) {
     return "other";
 }
 
+/* The rows of the capability table, in order: entry points, then the
+ * stream extension. */
+enum {
+    CAP_INC,
+    CAP_DEC,
+    CAP_PTR,
+    CAP_UNSAFE_PTR,
+    CAP_LAYOUT,
+    CAP_READY,
+    CAP_VIEW,
+    CAP_FROM_HOST,
+    CAP_TO_HOST,
+    CAP_DELETE,
+    CAP_MEMORY,
+    CAP_DEFAULT_MEMORY,
+    CAP_ON_READY,
+    CAP_COPY_TO_MEMORY,
+    CAP_STREAM,
+};
+
+#define CAP_SLOT(slot)                                                                             \
+    { #slot, offsetof(PJRT_Api, slot) }
+static const struct {
+    const char *name;
+    size_t offset;
+} cap_slots[CAP_STREAM] = {
+    CAP_SLOT(PJRT_Buffer_IncreaseExternalReferenceCount),
+    CAP_SLOT(PJRT_Buffer_DecreaseExternalReferenceCount),
+    CAP_SLOT(PJRT_Buffer_OpaqueDeviceMemoryDataPointer),
+    CAP_SLOT(PJRT_Buffer_UnsafePointer),
+    CAP_SLOT(PJRT_Buffer_GetMemoryLayout),
+    CAP_SLOT(PJRT_Buffer_ReadyEvent),
+    CAP_SLOT(PJRT_Client_CreateViewOfDeviceBuffer),
+    CAP_SLOT(PJRT_Client_BufferFromHostBuffer),
+    CAP_SLOT(PJRT_Buffer_ToHostBuffer),
+    CAP_SLOT(PJRT_Buffer_Delete),
+    CAP_SLOT(PJRT_Buffer_Memory),
+    CAP_SLOT(PJRT_Device_DefaultMemory),
+    CAP_SLOT(PJRT_Event_OnReady),
+    CAP_SLOT(PJRT_Buffer_CopyToMemory),
+};
+#undef CAP_SLOT
+
+/* The buffer's address through both entry points that give it; NULL if
+ * neither does. */
+static void *probe_pointers(const PJRT_Api *api, PJRT_Buffer *pb, caps *c) {
+    char msg[256];
+    void *p = NULL;
+    if (c->row[CAP_PTR].provided)
+        cap_result(&c->row[CAP_PTR], raw_buffer_opaque_pointer(api, pb, &p, msg, sizeof msg), msg);
+    uintptr_t u = 0;
+    if (c->row[CAP_UNSAFE_PTR].provided)
+        cap_result(&c->row[CAP_UNSAFE_PTR], raw_buffer_unsafe_pointer(api, pb, &u, msg, sizeof msg),
+                   msg);
+    return p != NULL ? p : (void *)u;
+}
+
 /* Probes the buffer entry points on a small ready buffer of device 0. */
-static void probe_buffer_slots(cli_session *s, capability *from_host, capability *to_host,
-                               capability *inc, capability *dec, capability *ptr,
-                               capability *unsafe_ptr, capability *layout, capability *ready,
-                               capability *view) {
+static void probe_buffer_slots(cli_session *s, caps *c) {
     pjdl_device *dev = pjdl_client_device(s->client, 0);
     if (dev == NULL)
         return;
@@ -96,6 +150,7 @@ static void probe_buffer_slots(cli_session *s, capability *from_host, capability
     pjdl_buffer *buf = NULL;
     PJRT_Buffer *pb = NULL;
     char msg[256];
+    capability *from_host = &c->row[CAP_FROM_HOST];
     if (pjdl_buffer_from_host(s->client, data, PJRT_Buffer_Type_F32, dims, 1, NULL, NULL, &buf) !=
             PJDL_OK ||
         pjdl_buffer_await(buf) != PJDL_OK || pjdl_buffer_pjrt(buf, &pb) != PJDL_OK) {
@@ -104,53 +159,34 @@ static void probe_buffer_slots(cli_session *s, capability *from_host, capability
         return;
     }
     snprintf(from_host->probe, sizeof from_host->probe, "ok");
-    float back[4];
-    cap_result(to_host, raw_buffer_to_host(s->api, pb, back, sizeof back, msg, sizeof msg), msg);
     const PJRT_Api *api = s->api;
-    if (inc->provided) {
+    float back[4];
+    cap_result(&c->row[CAP_TO_HOST],
+               raw_buffer_to_host(api, pb, back, sizeof back, msg, sizeof msg), msg);
+    if (c->row[CAP_INC].provided) {
         pjdl_code rc = raw_buffer_increase(api, pb, msg, sizeof msg);
-        cap_result(inc, rc, msg);
-        if (rc == PJDL_OK && dec->provided)
-            cap_result(dec, raw_buffer_decrease(api, pb, msg, sizeof msg), msg);
+        cap_result(&c->row[CAP_INC], rc, msg);
+        if (rc == PJDL_OK && c->row[CAP_DEC].provided)
+            cap_result(&c->row[CAP_DEC], raw_buffer_decrease(api, pb, msg, sizeof msg), msg);
     }
-    void *p = NULL;
-    if (ptr->provided) {
-        PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args a = {0};
-        a.struct_size = PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args_STRUCT_SIZE;
-        a.buffer = pb;
-        pjdl_code rc = raw_take_error(api, api->PJRT_Buffer_OpaqueDeviceMemoryDataPointer(&a), msg,
-                                      sizeof msg);
-        cap_result(ptr, rc, msg);
-        if (rc == PJDL_OK)
-            p = a.device_memory_ptr;
-    }
-    if (unsafe_ptr->provided) {
-        PJRT_Buffer_UnsafePointer_Args a = {0};
-        a.struct_size = PJRT_Buffer_UnsafePointer_Args_STRUCT_SIZE;
-        a.buffer = pb;
-        pjdl_code rc = raw_take_error(api, api->PJRT_Buffer_UnsafePointer(&a), msg, sizeof msg);
-        cap_result(unsafe_ptr, rc, msg);
-        if (rc == PJDL_OK && p == NULL)
-            p = (void *)a.buffer_pointer;
-    }
-    if (layout->provided) {
-        PJRT_Buffer_GetMemoryLayout_Args a = {0};
-        a.struct_size = PJRT_Buffer_GetMemoryLayout_Args_STRUCT_SIZE;
-        a.buffer = pb;
-        cap_result(layout,
-                   raw_take_error(api, api->PJRT_Buffer_GetMemoryLayout(&a), msg, sizeof msg), msg);
-    }
-    if (ready->provided) {
+    void *p = probe_pointers(api, pb, c);
+    PJRT_Buffer_MemoryLayout layout;
+    if (c->row[CAP_LAYOUT].provided)
+        cap_result(&c->row[CAP_LAYOUT], raw_buffer_layout(api, pb, &layout, msg, sizeof msg), msg);
+    if (c->row[CAP_READY].provided) {
         bool is_ready = false;
-        cap_result(ready, raw_buffer_is_ready(api, pb, &is_ready, msg, sizeof msg), msg);
+        cap_result(&c->row[CAP_READY], raw_buffer_is_ready(api, pb, &is_ready, msg, sizeof msg),
+                   msg);
     }
-    if (view->provided && p != NULL) {
-        PJRT_Buffer *v = NULL;
-        pjdl_code rc =
-            raw_create_view(api, pjdl_client_pjrt(s->client), p, PJRT_Buffer_Type_F32, dims, 1,
-                            NULL, pjdl_device_pjrt(dev), NULL, NULL, NULL, &v, msg, sizeof msg);
-        cap_result(view, rc, msg);
-        raw_buffer_destroy(api, v);
+    if (c->row[CAP_VIEW].provided && p != NULL) {
+        PJRT_Client_CreateViewOfDeviceBuffer_Args v = {.client = pjdl_client_pjrt(s->client),
+                                                       .device_buffer_ptr = p,
+                                                       .dims = dims,
+                                                       .num_dims = 1,
+                                                       .element_type = PJRT_Buffer_Type_F32,
+                                                       .device = pjdl_device_pjrt(dev)};
+        cap_result(&c->row[CAP_VIEW], raw_create_view(api, &v, msg, sizeof msg), msg);
+        raw_buffer_destroy(api, v.buffer);
     }
     pjdl_buffer_release(buf);
 }
@@ -166,31 +202,11 @@ static void probe_stream(cli_session *s, capability *r) {
 
 static void collect_caps(cli_session *s, caps *c) {
     const PJRT_Api *api = s->api;
-    capability *inc = cap_add(c, "PJRT_Buffer_IncreaseExternalReferenceCount",
-                              RAW_HAS(api, PJRT_Buffer_IncreaseExternalReferenceCount));
-    capability *dec = cap_add(c, "PJRT_Buffer_DecreaseExternalReferenceCount",
-                              RAW_HAS(api, PJRT_Buffer_DecreaseExternalReferenceCount));
-    capability *ptr = cap_add(c, "PJRT_Buffer_OpaqueDeviceMemoryDataPointer",
-                              RAW_HAS(api, PJRT_Buffer_OpaqueDeviceMemoryDataPointer));
-    capability *uptr =
-        cap_add(c, "PJRT_Buffer_UnsafePointer", RAW_HAS(api, PJRT_Buffer_UnsafePointer));
-    capability *lay =
-        cap_add(c, "PJRT_Buffer_GetMemoryLayout", RAW_HAS(api, PJRT_Buffer_GetMemoryLayout));
-    capability *ready = cap_add(c, "PJRT_Buffer_ReadyEvent", RAW_HAS(api, PJRT_Buffer_ReadyEvent));
-    capability *view = cap_add(c, "PJRT_Client_CreateViewOfDeviceBuffer",
-                               RAW_HAS(api, PJRT_Client_CreateViewOfDeviceBuffer));
-    capability *from_host = cap_add(c, "PJRT_Client_BufferFromHostBuffer",
-                                    RAW_HAS(api, PJRT_Client_BufferFromHostBuffer));
-    capability *to_host =
-        cap_add(c, "PJRT_Buffer_ToHostBuffer", RAW_HAS(api, PJRT_Buffer_ToHostBuffer));
-    cap_add(c, "PJRT_Buffer_Delete", RAW_HAS(api, PJRT_Buffer_Delete));
-    cap_add(c, "PJRT_Buffer_Memory", RAW_HAS(api, PJRT_Buffer_Memory));
-    cap_add(c, "PJRT_Device_DefaultMemory", RAW_HAS(api, PJRT_Device_DefaultMemory));
-    cap_add(c, "PJRT_Event_OnReady", RAW_HAS(api, PJRT_Event_OnReady));
-    cap_add(c, "PJRT_Buffer_CopyToMemory", RAW_HAS(api, PJRT_Buffer_CopyToMemory));
+    for (size_t i = 0; i < CAP_STREAM; i++)
+        cap_add(c, cap_slots[i].name, raw_has_slot(api, cap_slots[i].offset));
     capability *stream =
         cap_add(c, "extension Stream (get_stream)", raw_stream_extension(api) != NULL);
-    probe_buffer_slots(s, from_host, to_host, inc, dec, ptr, uptr, lay, ready, view);
+    probe_buffer_slots(s, c);
     if (stream->provided)
         probe_stream(s, stream);
 }
@@ -395,16 +411,17 @@ static void print_plugin_text(const info_facts *f) {
     printf("%s\n", f->num_extensions ? "" : " none");
 }
 
-static void print_plugin_json(json_writer *w, const info_facts *f) {
-    json_key(w, "plugin");
-    json_string(w, f->path);
+/* Opens the JSON report on stdout with what was read without a client; ends
+ * with the key "client_error", whose value the caller writes. */
+static void json_report_begin(json_writer *w, const info_facts *f) {
+    json_init(w, stdout);
+    json_begin_object(w);
+    json_field_string(w, "plugin", f->path);
     json_key(w, "abi_version");
     if (f->version_read) {
         json_begin_object(w);
-        json_key(w, "major");
-        json_int(w, f->major);
-        json_key(w, "minor");
-        json_int(w, f->minor);
+        json_field_int(w, "major", f->major);
+        json_field_int(w, "minor", f->minor);
         json_end_object(w);
     } else {
         json_null(w);
@@ -417,8 +434,7 @@ static void print_plugin_json(json_writer *w, const info_facts *f) {
     if (f->attributes_read) {
         json_begin_object(w);
         for (size_t i = 0; i < f->num_attributes && i < INFO_MAX_ATTRIBUTES; i++) {
-            json_key(w, f->attributes[i].name);
-            json_string(w, f->attributes[i].value);
+            json_field_string(w, f->attributes[i].name, f->attributes[i].value);
         }
         json_end_object(w);
     } else {
@@ -428,15 +444,13 @@ static void print_plugin_json(json_writer *w, const info_facts *f) {
     json_begin_array(w);
     for (size_t i = 0; i < f->num_extensions; i++) {
         json_begin_object(w);
-        json_key(w, "type");
-        json_int(w, f->extensions[i]);
-        json_key(w, "name");
-        json_string(w, extension_name(f->extensions[i]));
+        json_field_int(w, "type", f->extensions[i]);
+        json_field_string(w, "name", extension_name(f->extensions[i]));
         json_end_object(w);
     }
     json_end_array(w);
-    json_key(w, "extensions_chain_ends");
-    json_bool(w, !f->extensions_loop && !f->extensions_more);
+    json_field_bool(w, "extensions_chain_ends", !f->extensions_loop && !f->extensions_more);
+    json_key(w, "client_error");
 }
 
 static void print_text(cli_session *s, const info_facts *f, caps *c) {
@@ -474,12 +488,9 @@ static void json_devices(json_writer *w, cli_session *s) {
     for (size_t i = 0; i < pjdl_client_device_count(s->client); i++) {
         pjdl_device *d = pjdl_client_device(s->client, i);
         json_begin_object(w);
-        json_key(w, "id");
-        json_int(w, pjdl_device_id(d));
-        json_key(w, "kind");
-        json_string(w, pjdl_device_kind(d));
-        json_key(w, "local_hardware_id");
-        json_int(w, pjdl_device_local_hardware_id(d));
+        json_field_int(w, "id", pjdl_device_id(d));
+        json_field_string(w, "kind", pjdl_device_kind(d));
+        json_field_int(w, "local_hardware_id", pjdl_device_local_hardware_id(d));
         json_key(w, "memories");
         json_begin_array(w);
         pjdl_memory *def = pjdl_device_default_memory(d);
@@ -487,19 +498,15 @@ static void json_devices(json_writer *w, cli_session *s) {
             pjdl_memory *mem = pjdl_device_memory(d, m);
             DLDevice dl;
             json_begin_object(w);
-            json_key(w, "id");
-            json_int(w, pjdl_memory_id(mem));
-            json_key(w, "kind");
-            json_string(w, pjdl_memory_kind(mem));
-            json_key(w, "default");
-            json_bool(w, mem == def);
+            json_field_int(w, "id", pjdl_memory_id(mem));
+            json_field_string(w, "kind", pjdl_memory_kind(mem));
+            json_field_bool(w, "default", mem == def);
             json_key(w, "dl_device");
             if (pjdl_device_dl(d, mem, &dl) == PJDL_OK) {
                 json_begin_object(w);
-                json_key(w, "device_type");
-                json_string(w, pjdl_dl_device_type_name((DLDeviceType)dl.device_type));
-                json_key(w, "device_id");
-                json_int(w, dl.device_id);
+                json_field_string(w, "device_type",
+                                  pjdl_dl_device_type_name((DLDeviceType)dl.device_type));
+                json_field_int(w, "device_id", dl.device_id);
                 json_end_object(w);
             } else {
                 json_null(w);
@@ -514,15 +521,10 @@ static void json_devices(json_writer *w, cli_session *s) {
 
 static void print_json(cli_session *s, const info_facts *f, caps *c) {
     json_writer w;
-    json_init(&w, stdout);
-    json_begin_object(&w);
-    print_plugin_json(&w, f);
-    json_key(&w, "client_error");
+    json_report_begin(&w, f);
     json_null(&w);
-    json_key(&w, "platform");
-    json_string(&w, pjdl_client_platform_name(s->client));
-    json_key(&w, "platform_version");
-    json_string(&w, pjdl_client_platform_version(s->client));
+    json_field_string(&w, "platform", pjdl_client_platform_name(s->client));
+    json_field_string(&w, "platform_version", pjdl_client_platform_version(s->client));
     json_key(&w, "platform_id");
     char id[32];
     snprintf(id, sizeof id, "0x%016" PRIx64, pjdl_client_platform_id(s->client));
@@ -532,12 +534,9 @@ static void print_json(cli_session *s, const info_facts *f, caps *c) {
     json_begin_array(&w);
     for (size_t i = 0; i < c->n; i++) {
         json_begin_object(&w);
-        json_key(&w, "name");
-        json_string(&w, c->row[i].name);
-        json_key(&w, "provided");
-        json_bool(&w, c->row[i].provided);
-        json_key(&w, "probe");
-        json_string(&w, c->row[i].probe);
+        json_field_string(&w, "name", c->row[i].name);
+        json_field_bool(&w, "provided", c->row[i].provided);
+        json_field_string(&w, "probe", c->row[i].probe);
         json_end_object(&w);
     }
     json_end_array(&w);
@@ -549,17 +548,11 @@ static void print_json(cli_session *s, const info_facts *f, caps *c) {
 static void print_no_client(const cli_args *args, const info_facts *f) {
     if (args->json) {
         json_writer w;
-        json_init(&w, stdout);
+        json_report_begin(&w, f);
         json_begin_object(&w);
-        print_plugin_json(&w, f);
-        json_key(&w, "client_error");
-        json_begin_object(&w);
-        json_key(&w, "step");
-        json_string(&w, f->step);
-        json_key(&w, "code");
-        json_string(&w, f->error_code);
-        json_key(&w, "message");
-        json_string(&w, f->error);
+        json_field_string(&w, "step", f->step);
+        json_field_string(&w, "code", f->error_code);
+        json_field_string(&w, "message", f->error);
         json_end_object(&w);
         json_end_object(&w);
         json_finish(&w);

@@ -123,6 +123,21 @@ void json_null(json_writer *w) {
     fputs("null", w->out);
 }
 
+void json_field_string(json_writer *w, const char *key, const char *value) {
+    json_key(w, key);
+    json_string(w, value);
+}
+
+void json_field_int(json_writer *w, const char *key, int64_t value) {
+    json_key(w, key);
+    json_int(w, value);
+}
+
+void json_field_bool(json_writer *w, const char *key, bool value) {
+    json_key(w, key);
+    json_bool(w, value);
+}
+
 void json_finish(json_writer *w) {
     fputc('\n', w->out);
     fflush(w->out);

@@ -31,25 +31,22 @@ pjdl_code raw_take_error(const PJRT_Api *api, PJRT_Error *error, char *msg, size
     }
     pjdl_code code = PJDL_UNKNOWN;
     if (RAW_HAS(api, PJRT_Error_GetCode)) {
-        PJRT_Error_GetCode_Args a = {0};
-        a.struct_size = PJRT_Error_GetCode_Args_STRUCT_SIZE;
-        a.error = error;
+        PJRT_Error_GetCode_Args a = {.struct_size = PJRT_Error_GetCode_Args_STRUCT_SIZE,
+                                     .error = error};
         if (api->PJRT_Error_GetCode(&a) == NULL)
             code = (pjdl_code)a.code;
     }
     set_msg(msg, msg_size, "%s", "(no message)");
     if (RAW_HAS(api, PJRT_Error_Message)) {
-        PJRT_Error_Message_Args a = {0};
-        a.struct_size = PJRT_Error_Message_Args_STRUCT_SIZE;
-        a.error = error;
+        PJRT_Error_Message_Args a = {.struct_size = PJRT_Error_Message_Args_STRUCT_SIZE,
+                                     .error = error};
         api->PJRT_Error_Message(&a);
         if (a.message != NULL)
             set_msg(msg, msg_size, "%.*s", (int)a.message_size, a.message);
     }
     if (RAW_HAS(api, PJRT_Error_Destroy)) {
-        PJRT_Error_Destroy_Args a = {0};
-        a.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE;
-        a.error = error;
+        PJRT_Error_Destroy_Args a = {.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE,
+                                     .error = error};
         api->PJRT_Error_Destroy(&a);
     }
     if (code == PJDL_OK)
@@ -86,136 +83,98 @@ const PJRT_Stream_Extension *raw_stream_extension(const PJRT_Api *api) {
     return NULL;
 }
 
-pjdl_code raw_buffer_from_host(const PJRT_Api *api, PJRT_Client *client, const void *data,
-                               PJRT_Buffer_Type type, const int64_t *dims, size_t ndim,
-                               PJRT_Device *device, PJRT_Memory *memory,
-                               PJRT_Buffer_MemoryLayout *device_layout, PJRT_Buffer **out,
+static void event_destroy(const PJRT_Api *api, PJRT_Event *ev) {
+    if (ev == NULL || !RAW_HAS(api, PJRT_Event_Destroy))
+        return;
+    PJRT_Event_Destroy_Args d = {.struct_size = PJRT_Event_Destroy_Args_STRUCT_SIZE, .event = ev};
+    raw_take_error(api, api->PJRT_Event_Destroy(&d), NULL, 0);
+}
+
+/* Awaits `ev` where the plugin can, then destroys it. */
+static pjdl_code event_finish(const PJRT_Api *api, PJRT_Event *ev, char *msg, size_t n) {
+    pjdl_code rc = PJDL_OK;
+    if (RAW_HAS(api, PJRT_Event_Await)) {
+        PJRT_Event_Await_Args w = {.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE, .event = ev};
+        rc = raw_take_error(api, api->PJRT_Event_Await(&w), msg, n);
+    }
+    event_destroy(api, ev);
+    return rc;
+}
+
+pjdl_code raw_buffer_from_host(const PJRT_Api *api, PJRT_Client_BufferFromHostBuffer_Args *a,
                                char *msg, size_t n) {
     RAW_REQUIRE(api, PJRT_Client_BufferFromHostBuffer, msg, n);
-    PJRT_Client_BufferFromHostBuffer_Args a = {0};
-    a.struct_size = PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE;
-    a.client = client;
-    a.data = data;
-    a.type = type;
-    a.dims = dims;
-    a.num_dims = ndim;
-    a.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
-    a.device = memory ? NULL : device;
-    a.memory = memory;
-    a.device_layout = device_layout;
-    pjdl_code rc = raw_take_error(api, api->PJRT_Client_BufferFromHostBuffer(&a), msg, n);
-    if (rc != PJDL_OK)
-        return rc;
-    if (a.done_with_host_buffer != NULL) {
-        /* kImmutableOnlyDuringCall: done already; await anyway, then drop. */
-        if (RAW_HAS(api, PJRT_Event_Await)) {
-            PJRT_Event_Await_Args w = {0};
-            w.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE;
-            w.event = a.done_with_host_buffer;
-            raw_take_error(api, api->PJRT_Event_Await(&w), NULL, 0);
-        }
-        if (RAW_HAS(api, PJRT_Event_Destroy)) {
-            PJRT_Event_Destroy_Args d = {0};
-            d.struct_size = PJRT_Event_Destroy_Args_STRUCT_SIZE;
-            d.event = a.done_with_host_buffer;
-            raw_take_error(api, api->PJRT_Event_Destroy(&d), NULL, 0);
-        }
-    }
-    *out = a.buffer;
-    return PJDL_OK;
+    a->struct_size = PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE;
+    a->host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+    if (a->memory != NULL)
+        a->device = NULL;
+    a->done_with_host_buffer = NULL;
+    a->buffer = NULL;
+    pjdl_code rc = raw_take_error(api, api->PJRT_Client_BufferFromHostBuffer(a), msg, n);
+    /* kImmutableOnlyDuringCall: done already; await anyway, then drop. */
+    if (rc == PJDL_OK && a->done_with_host_buffer != NULL)
+        event_finish(api, a->done_with_host_buffer, NULL, 0);
+    return rc;
 }
 
 pjdl_code raw_buffer_destroy(const PJRT_Api *api, PJRT_Buffer *buffer) {
     if (buffer == NULL || !RAW_HAS(api, PJRT_Buffer_Destroy))
         return PJDL_OK;
-    PJRT_Buffer_Destroy_Args a = {0};
-    a.struct_size = PJRT_Buffer_Destroy_Args_STRUCT_SIZE;
-    a.buffer = buffer;
+    PJRT_Buffer_Destroy_Args a = {.struct_size = PJRT_Buffer_Destroy_Args_STRUCT_SIZE,
+                                  .buffer = buffer};
     return raw_take_error(api, api->PJRT_Buffer_Destroy(&a), NULL, 0);
 }
 
-pjdl_code raw_buffer_delete(const PJRT_Api *api, PJRT_Buffer *buffer, char *msg, size_t n) {
-    RAW_REQUIRE(api, PJRT_Buffer_Delete, msg, n);
-    PJRT_Buffer_Delete_Args a = {0};
-    a.struct_size = PJRT_Buffer_Delete_Args_STRUCT_SIZE;
-    a.buffer = buffer;
-    return raw_take_error(api, api->PJRT_Buffer_Delete(&a), msg, n);
-}
+/* The calls whose arguments are one buffer and nothing else. */
+#define RAW_BUFFER_CALL(name, slot)                                                                \
+    pjdl_code name(const PJRT_Api *api, PJRT_Buffer *buffer, char *msg, size_t n) {                \
+        RAW_REQUIRE(api, slot, msg, n);                                                            \
+        slot##_Args a = {.struct_size = slot##_Args_STRUCT_SIZE, .buffer = buffer};                \
+        return raw_take_error(api, api->slot(&a), msg, n);                                         \
+    }
 
-pjdl_code raw_buffer_increase(const PJRT_Api *api, PJRT_Buffer *buffer, char *msg, size_t n) {
-    RAW_REQUIRE(api, PJRT_Buffer_IncreaseExternalReferenceCount, msg, n);
-    PJRT_Buffer_IncreaseExternalReferenceCount_Args a = {0};
-    a.struct_size = PJRT_Buffer_IncreaseExternalReferenceCount_Args_STRUCT_SIZE;
-    a.buffer = buffer;
-    return raw_take_error(api, api->PJRT_Buffer_IncreaseExternalReferenceCount(&a), msg, n);
-}
+RAW_BUFFER_CALL(raw_buffer_delete, PJRT_Buffer_Delete)
+RAW_BUFFER_CALL(raw_buffer_increase, PJRT_Buffer_IncreaseExternalReferenceCount)
+RAW_BUFFER_CALL(raw_buffer_decrease, PJRT_Buffer_DecreaseExternalReferenceCount)
 
-pjdl_code raw_buffer_decrease(const PJRT_Api *api, PJRT_Buffer *buffer, char *msg, size_t n) {
-    RAW_REQUIRE(api, PJRT_Buffer_DecreaseExternalReferenceCount, msg, n);
-    PJRT_Buffer_DecreaseExternalReferenceCount_Args a = {0};
-    a.struct_size = PJRT_Buffer_DecreaseExternalReferenceCount_Args_STRUCT_SIZE;
-    a.buffer = buffer;
-    return raw_take_error(api, api->PJRT_Buffer_DecreaseExternalReferenceCount(&a), msg, n);
-}
+/* The calls whose arguments are one buffer and one result. */
+#define RAW_BUFFER_GET(storage, name, slot, type, field)                                           \
+    storage pjdl_code name(const PJRT_Api *api, PJRT_Buffer *buffer, type *out, char *msg,         \
+                           size_t n) {                                                             \
+        RAW_REQUIRE(api, slot, msg, n);                                                            \
+        slot##_Args a = {.struct_size = slot##_Args_STRUCT_SIZE, .buffer = buffer};                \
+        pjdl_code rc = raw_take_error(api, api->slot(&a), msg, n);                                 \
+        if (rc == PJDL_OK)                                                                         \
+            *out = a.field;                                                                        \
+        return rc;                                                                                 \
+    }
+
+RAW_BUFFER_GET(, raw_buffer_opaque_pointer, PJRT_Buffer_OpaqueDeviceMemoryDataPointer, void *,
+               device_memory_ptr)
+RAW_BUFFER_GET(, raw_buffer_unsafe_pointer, PJRT_Buffer_UnsafePointer, uintptr_t, buffer_pointer)
+RAW_BUFFER_GET(, raw_buffer_layout, PJRT_Buffer_GetMemoryLayout, PJRT_Buffer_MemoryLayout, layout)
+/* The buffer's ready event; the caller destroys it. */
+RAW_BUFFER_GET(static, ready_event, PJRT_Buffer_ReadyEvent, PJRT_Event *, event)
 
 pjdl_code raw_buffer_pointer(const PJRT_Api *api, PJRT_Buffer *buffer, void **out, char *msg,
                              size_t n) {
     if (RAW_HAS(api, PJRT_Buffer_OpaqueDeviceMemoryDataPointer)) {
-        PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args a = {0};
-        a.struct_size = PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args_STRUCT_SIZE;
-        a.buffer = buffer;
-        pjdl_code rc =
-            raw_take_error(api, api->PJRT_Buffer_OpaqueDeviceMemoryDataPointer(&a), msg, n);
-        if (rc == PJDL_OK) {
-            *out = a.device_memory_ptr;
-            return PJDL_OK;
-        }
+        pjdl_code rc = raw_buffer_opaque_pointer(api, buffer, out, msg, n);
         if (rc != PJDL_UNIMPLEMENTED)
             return rc;
     }
-    RAW_REQUIRE(api, PJRT_Buffer_UnsafePointer, msg, n);
-    PJRT_Buffer_UnsafePointer_Args a = {0};
-    a.struct_size = PJRT_Buffer_UnsafePointer_Args_STRUCT_SIZE;
-    a.buffer = buffer;
-    pjdl_code rc = raw_take_error(api, api->PJRT_Buffer_UnsafePointer(&a), msg, n);
+    uintptr_t p = 0;
+    pjdl_code rc = raw_buffer_unsafe_pointer(api, buffer, &p, msg, n);
     if (rc == PJDL_OK)
-        *out = (void *)a.buffer_pointer;
+        *out = (void *)p;
     return rc;
-}
-
-static pjdl_code ready_event(const PJRT_Api *api, PJRT_Buffer *buffer, PJRT_Event **ev, char *msg,
-                             size_t n) {
-    RAW_REQUIRE(api, PJRT_Buffer_ReadyEvent, msg, n);
-    PJRT_Buffer_ReadyEvent_Args a = {0};
-    a.struct_size = PJRT_Buffer_ReadyEvent_Args_STRUCT_SIZE;
-    a.buffer = buffer;
-    pjdl_code rc = raw_take_error(api, api->PJRT_Buffer_ReadyEvent(&a), msg, n);
-    if (rc == PJDL_OK)
-        *ev = a.event;
-    return rc;
-}
-
-static void event_destroy(const PJRT_Api *api, PJRT_Event *ev) {
-    if (ev == NULL || !RAW_HAS(api, PJRT_Event_Destroy))
-        return;
-    PJRT_Event_Destroy_Args d = {0};
-    d.struct_size = PJRT_Event_Destroy_Args_STRUCT_SIZE;
-    d.event = ev;
-    raw_take_error(api, api->PJRT_Event_Destroy(&d), NULL, 0);
 }
 
 pjdl_code raw_buffer_await(const PJRT_Api *api, PJRT_Buffer *buffer, char *msg, size_t n) {
     RAW_REQUIRE(api, PJRT_Event_Await, msg, n);
     PJRT_Event *ev = NULL;
     pjdl_code rc = ready_event(api, buffer, &ev, msg, n);
-    if (rc != PJDL_OK)
-        return rc;
-    PJRT_Event_Await_Args a = {0};
-    a.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE;
-    a.event = ev;
-    rc = raw_take_error(api, api->PJRT_Event_Await(&a), msg, n);
-    event_destroy(api, ev);
-    return rc;
+    return rc == PJDL_OK ? event_finish(api, ev, msg, n) : rc;
 }
 
 pjdl_code raw_buffer_is_ready(const PJRT_Api *api, PJRT_Buffer *buffer, bool *ready, char *msg,
@@ -225,9 +184,7 @@ pjdl_code raw_buffer_is_ready(const PJRT_Api *api, PJRT_Buffer *buffer, bool *re
     pjdl_code rc = ready_event(api, buffer, &ev, msg, n);
     if (rc != PJDL_OK)
         return rc;
-    PJRT_Event_IsReady_Args a = {0};
-    a.struct_size = PJRT_Event_IsReady_Args_STRUCT_SIZE;
-    a.event = ev;
+    PJRT_Event_IsReady_Args a = {.struct_size = PJRT_Event_IsReady_Args_STRUCT_SIZE, .event = ev};
     rc = raw_take_error(api, api->PJRT_Event_IsReady(&a), msg, n);
     if (rc == PJDL_OK)
         *ready = a.is_ready;
@@ -239,20 +196,14 @@ pjdl_code raw_buffer_to_host(const PJRT_Api *api, PJRT_Buffer *buffer, void *dst
                              char *msg, size_t n) {
     RAW_REQUIRE(api, PJRT_Buffer_ToHostBuffer, msg, n);
     RAW_REQUIRE(api, PJRT_Event_Await, msg, n);
-    PJRT_Buffer_ToHostBuffer_Args a = {0};
-    a.struct_size = PJRT_Buffer_ToHostBuffer_Args_STRUCT_SIZE;
-    a.src = buffer;
-    a.dst = dst;
-    a.dst_size = size;
+    PJRT_Buffer_ToHostBuffer_Args a = {.struct_size = PJRT_Buffer_ToHostBuffer_Args_STRUCT_SIZE,
+                                       .src = buffer,
+                                       .dst = dst,
+                                       .dst_size = size};
     pjdl_code rc = raw_take_error(api, api->PJRT_Buffer_ToHostBuffer(&a), msg, n);
     if (rc != PJDL_OK || a.event == NULL)
         return rc;
-    PJRT_Event_Await_Args w = {0};
-    w.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE;
-    w.event = a.event;
-    rc = raw_take_error(api, api->PJRT_Event_Await(&w), msg, n);
-    event_destroy(api, a.event);
-    return rc;
+    return event_finish(api, a.event, msg, n);
 }
 
 /* XLA wraps the callback in a std::function and calls it unconditionally:
@@ -263,26 +214,12 @@ static void view_deleted_nothing(void *device_buffer_ptr, void *arg) {
     (void)arg;
 }
 
-pjdl_code raw_create_view(const PJRT_Api *api, PJRT_Client *client, void *ptr,
-                          PJRT_Buffer_Type type, const int64_t *dims, size_t ndim,
-                          PJRT_Buffer_MemoryLayout *layout, PJRT_Device *device,
-                          PJRT_Memory *memory, void (*on_delete)(void *, void *), void *arg,
-                          PJRT_Buffer **out, char *msg, size_t n) {
+pjdl_code raw_create_view(const PJRT_Api *api, PJRT_Client_CreateViewOfDeviceBuffer_Args *a,
+                          char *msg, size_t n) {
     RAW_REQUIRE(api, PJRT_Client_CreateViewOfDeviceBuffer, msg, n);
-    PJRT_Client_CreateViewOfDeviceBuffer_Args a = {0};
-    a.struct_size = PJRT_Client_CreateViewOfDeviceBuffer_Args_STRUCT_SIZE;
-    a.client = client;
-    a.device_buffer_ptr = ptr;
-    a.dims = dims;
-    a.num_dims = ndim;
-    a.element_type = type;
-    a.layout = layout;
-    a.device = device;
-    a.memory = memory;
-    a.on_delete_callback = on_delete ? on_delete : view_deleted_nothing;
-    a.on_delete_callback_arg = arg;
-    pjdl_code rc = raw_take_error(api, api->PJRT_Client_CreateViewOfDeviceBuffer(&a), msg, n);
-    if (rc == PJDL_OK)
-        *out = a.buffer;
-    return rc;
+    a->struct_size = PJRT_Client_CreateViewOfDeviceBuffer_Args_STRUCT_SIZE;
+    if (a->on_delete_callback == NULL)
+        a->on_delete_callback = view_deleted_nothing;
+    a->buffer = NULL;
+    return raw_take_error(api, api->PJRT_Client_CreateViewOfDeviceBuffer(a), msg, n);
 }
