@@ -21,6 +21,7 @@ import tempfile
 import numpy as np
 
 import pjrt_dlpack
+from example_checks import Checks
 
 
 def plugin_path():
@@ -46,47 +47,38 @@ def main():
     import jax
     import pjrt_dlpack.jax as pjax
 
-    failed = []
-
-    def check(what, ok):
-        print(f"{'ok    ' if ok else 'FAILED'} {what}")
-        if not ok:
-            failed.append(what)
+    check = Checks("jax_xpu.py")
 
     devices = jax.devices("xpu")
     print("JAX devices on xpu:", devices)
     a = np.arange(12, dtype=np.float32).reshape(3, 4)
     x = jax.device_put(a, devices[-1])
-    check("device_put to xpu and back", np.array_equal(np.asarray(x), a))
+    check(np.array_equal(np.asarray(x), a), "device_put to xpu and back")
 
     try:
         jax.jit(lambda v: v * 2)(x)
-        check("jit fails cleanly (the reference plugin cannot compile)", False)
+        check(False, "jit fails cleanly (the reference plugin cannot compile)")
     except jax.errors.JaxRuntimeError as e:
-        check(f"jit fails cleanly: {str(e).splitlines()[0][:70]}...", "UNIMPLEMENTED" in str(e))
+        check("UNIMPLEMENTED" in str(e), f"jit fails cleanly: {str(e).splitlines()[0][:70]}...")
 
     tensor = pjax.export(x)
     device_type, device_id = tensor.__dlpack_device__()
     print(f"exported: {pjrt_dlpack.__name__}.jax.export(x) is on "
           f"({device_type}, {device_id})")
-    check("the tensor is kDLOneAPI", device_type == pjrt_dlpack.kDLOneAPI)
+    check(device_type == pjrt_dlpack.kDLOneAPI, "the tensor is kDLOneAPI")
 
     client = pjax.client("xpu")  # JAX's own PJRT client, wrapped
     buf = client.from_dlpack(tensor, copy=False)
-    check("imported as a view: same pointer",
-          buf.unsafe_buffer_pointer() == x.unsafe_buffer_pointer())
-    check("the view reads back the same values", np.array_equal(np.asarray(buf), a))
+    check(buf.unsafe_buffer_pointer() == x.unsafe_buffer_pointer(),
+          "imported as a view: same pointer")
+    check(np.array_equal(np.asarray(buf), a), "the view reads back the same values")
 
     y = pjax.from_dlpack(buf)  # back to JAX (a private jaxlib function)
-    check("back in JAX on the same device and memory",
-          y.devices() == x.devices() and y.unsafe_buffer_pointer() == x.unsafe_buffer_pointer())
-    check("the jax.Array reads the same values", np.array_equal(np.asarray(y), a))
+    check(y.devices() == x.devices() and y.unsafe_buffer_pointer() == x.unsafe_buffer_pointer(),
+          "back in JAX on the same device and memory")
+    check(np.array_equal(np.asarray(y), a), "the jax.Array reads the same values")
 
-    if failed:
-        print(f"jax_xpu.py FAILED: {len(failed)} check(s)")
-        return 1
-    print("jax_xpu.py OK")
-    return 0
+    return check.verdict()
 
 
 if __name__ == "__main__":

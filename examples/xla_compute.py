@@ -16,26 +16,12 @@ import numpy as np
 import torch
 
 import pjrt_dlpack
+from example_checks import Checks
 
-PROGRAM = """
-func.func @main(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>)
-    -> (tensor<2x3xf32>, tensor<3x2xf32>) {
-  %one = stablehlo.constant dense<1.0> : tensor<2x3xf32>
-  %m = stablehlo.multiply %a, %b : tensor<2x3xf32>
-  %s = stablehlo.add %m, %one : tensor<2x3xf32>
-  %t = stablehlo.transpose %a, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
-  return %s, %t : tensor<2x3xf32>, tensor<3x2xf32>
-}
-"""
-
-failures = 0
-
-
-def expect(ok, what):
-    global failures
-    print(f"  {what:<62} {'ok' if ok else 'FAILED'}")
-    if not ok:
-        failures += 1
+# The StableHLO program, a * b + 1 and the transpose of a, is the file
+# xla_compute.mlir next to this one.
+PROGRAM_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "xla_compute.mlir")
+expect = Checks("xla_compute.py")
 
 
 def aligned_array(values, alignment=64):
@@ -56,7 +42,8 @@ def main():
         return 2
     client = pjrt_dlpack.load_plugin(path).client()
     print(f"plugin {path}: {client}")
-    exe = client.compile(PROGRAM)
+    with open(PROGRAM_PATH, encoding="utf-8") as f:
+        exe = client.compile(f.read())
     print(f"compiled: {exe}")
 
     a = aligned_array(np.arange(1, 7, dtype=np.float32).reshape(2, 3))
@@ -88,11 +75,7 @@ def main():
     expect(np.array_equal(np.from_dlpack(s2), want_s), "NumPy and PyTorch arguments directly")
     expect(np.array_equal(torch.from_dlpack(t2).numpy(), want_t), "and the transpose again")
 
-    if failures:
-        print(f"xla_compute.py: {failures} checks FAILED")
-        return 1
-    print("xla_compute.py OK")
-    return 0
+    return expect.verdict()
 
 
 if __name__ == "__main__":

@@ -14,26 +14,36 @@
 static const char versioned_name[] = "dltensor_versioned";
 static const char legacy_name[] = "dltensor";
 
-static void capsule_versioned_destructor(PyObject *capsule) {
-    if (!PyCapsule_IsValid(capsule, versioned_name))
+/* Calls the deleter of a tensor, versioned or legacy, without the GIL. */
+static void delete_tensor(void *tensor, int versioned) {
+    if (versioned) {
+        DLManagedTensorVersioned *t = tensor;
+        if (t->deleter != NULL)
+            PJPY_NOGIL(t->deleter(t));
+    } else {
+        DLManagedTensor *t = tensor;
+        if (t->deleter != NULL)
+            PJPY_NOGIL(t->deleter(t));
+    }
+}
+
+static void capsule_destructor(PyObject *capsule, const char *name, int versioned) {
+    if (!PyCapsule_IsValid(capsule, name))
         return; /* consumed: the consumer owns the tensor */
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
-    DLManagedTensorVersioned *t = PyCapsule_GetPointer(capsule, versioned_name);
-    if (t != NULL && t->deleter != NULL)
-        PJPY_NOGIL(t->deleter(t));
+    void *t = PyCapsule_GetPointer(capsule, name);
+    if (t != NULL)
+        delete_tensor(t, versioned);
     PyErr_Restore(type, value, tb);
 }
 
+static void capsule_versioned_destructor(PyObject *capsule) {
+    capsule_destructor(capsule, versioned_name, 1);
+}
+
 static void capsule_legacy_destructor(PyObject *capsule) {
-    if (!PyCapsule_IsValid(capsule, legacy_name))
-        return;
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    DLManagedTensor *t = PyCapsule_GetPointer(capsule, legacy_name);
-    if (t != NULL && t->deleter != NULL)
-        PJPY_NOGIL(t->deleter(t));
-    PyErr_Restore(type, value, tb);
+    capsule_destructor(capsule, legacy_name, 0);
 }
 
 /* Parses (int, int); 0 on success, -1 with TypeError/ValueError set. */
@@ -200,127 +210,138 @@ static int check_stream_value(pjdl_buffer *buffer, long long s, const char *fnam
     return -1;
 }
 
+/* Reads copy=, max_version and dl_device into *opts and *versioned (whether
+ * the consumer takes a versioned tensor), refusing a dl_device other than the
+ * buffer's under copy=False. 0, or -1 with an exception set. */
+static int parse_export_options(PyObject *const a[ARG_COUNT], pjdl_buffer *buffer,
+                                const char *fname, pjdl_export_options *opts, int *versioned) {
+    if (pjpy_parse_copy(a[ARG_COPY], &opts->copy) < 0)
+        return -1;
+    *versioned = 0;
+    if (a[ARG_MAX_VERSION] != Py_None) {
+        long major, minor;
+        if (parse_pair(a[ARG_MAX_VERSION], "max_version", &major, &minor) < 0)
+            return -1;
+        *versioned = major >= 1;
+    }
+    if (a[ARG_DL_DEVICE] != Py_None) {
+        long type, id;
+        if (parse_pair(a[ARG_DL_DEVICE], "dl_device", &type, &id) < 0)
+            return -1;
+        opts->has_dl_device = true;
+        opts->dl_device.device_type = (DLDeviceType)type;
+        opts->dl_device.device_id = (int32_t)id;
+    }
+    if (!opts->has_dl_device || opts->copy != PJDL_COPY_NEVER)
+        return 0;
+    /* The standard's dl_device text asks for a ValueError, its copy text for
+     * a BufferError: DLPackCopyError is both. */
+    DLDevice own;
+    pjdl_code drc = pjdl_buffer_dl_device(buffer, &own);
+    if (drc != PJDL_OK) {
+        pjpy_raise_exchange(drc);
+        return -1;
+    }
+    if (!pjdl_dl_device_same(own, opts->dl_device)) {
+        PyErr_Format(pjpy_dlpack_copy_error,
+                     "%s: dl_device (%d, %d) is not the buffer's (%d, %d) and copy=False", fname,
+                     (int)opts->dl_device.device_type, (int)opts->dl_device.device_id,
+                     (int)own.device_type, (int)own.device_id);
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads stream= into *opts. 0, or -1 with an exception set. */
+static int parse_export_stream(PyObject *stream, pjdl_buffer *buffer, const char *fname,
+                               pjdl_export_options *opts) {
+    if (stream == Py_None)
+        return 0;
+    if (!PyLong_Check(stream)) {
+        PyErr_Format(PyExc_TypeError, "stream must be None or an int, not %.100s",
+                     Py_TYPE(stream)->tp_name);
+        return -1;
+    }
+    long long s = PyLong_AsLongLong(stream);
+    if (s == -1 && PyErr_Occurred())
+        return -1;
+    if (check_stream_value(buffer, s, fname) < 0)
+        return -1;
+    /* -1: the consumer asks for no synchronization. Waiting for the ready
+     * event instead is always correct, so that is what happens. */
+    if (s != -1) {
+        opts->has_stream = true;
+        opts->stream = (intptr_t)s;
+    }
+    return 0;
+}
+
+/* The library export, versioned (vout) or legacy (lout), on the buffer's
+ * own device when copy=True asks for it. Touches no Python object. */
+static pjdl_code export_tensor(pjdl_buffer *buffer, const pjdl_export_options *opts,
+                               int device_copy, DLManagedTensorVersioned **vout,
+                               DLManagedTensor **lout) {
+    if (device_copy)
+        return export_device_copy(buffer, opts, vout, lout);
+    if (vout != NULL)
+        return pjdl_buffer_export(buffer, opts, vout);
+    return pjdl_buffer_export_legacy(buffer, opts, lout);
+}
+
+/* export_tensor with the GIL kept when the export is known not to block
+ * and released otherwise; exactly one of vout / lout is set. */
+static pjdl_code export_from(pjpy_buffer *self, const pjdl_export_options *opts,
+                             DLManagedTensorVersioned **vout, DLManagedTensor **lout) {
+    int fast = export_known_fast(self, opts);
+    int device_copy = !fast && wants_device_copy(self->buffer, opts);
+    pjdl_code rc;
+    if (fast) {
+        rc = export_tensor(self->buffer, opts, 0, vout, lout);
+        if (rc == PJDL_OK)
+            pjpy_drain_deferred();
+        return rc;
+    }
+    PJPY_NOGIL_RC(rc, export_tensor(self->buffer, opts, device_copy, vout, lout));
+    if (rc == PJDL_OK)
+        note_export(self, opts, vout != NULL ? (*vout)->dl_tensor.data : (*lout)->dl_tensor.data);
+    return rc;
+}
+
+/* The tensor exported as a capsule of the kind the consumer asked for. */
+static PyObject *export_capsule(pjpy_buffer *self, const pjdl_export_options *opts, int versioned) {
+    DLManagedTensorVersioned *vt = NULL;
+    DLManagedTensor *lt = NULL;
+    pjdl_code rc = export_from(self, opts, versioned ? &vt : NULL, versioned ? NULL : &lt);
+    if (rc != PJDL_OK)
+        return pjpy_raise_exchange(rc);
+    void *t = versioned ? (void *)vt : (void *)lt;
+    PyObject *capsule =
+        PyCapsule_New(t, versioned ? versioned_name : legacy_name,
+                      versioned ? capsule_versioned_destructor : capsule_legacy_destructor);
+    if (capsule == NULL)
+        delete_tensor(t, versioned);
+    return capsule;
+}
+
 static PyObject *export_buffer(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames, pjdl_export_mode mode, const char *fname) {
     PyObject *a[ARG_COUNT];
     if (parse_args(args, nargs, kwnames, fname, a) < 0)
         return NULL;
-    PyObject *stream = a[ARG_STREAM], *max_version = a[ARG_MAX_VERSION],
-             *dl_device = a[ARG_DL_DEVICE], *copy = a[ARG_COPY];
-
+    pjpy_buffer *self = (pjpy_buffer *)obj;
     pjdl_export_options opts = PJDL_EXPORT_OPTIONS_INIT;
     opts.mode = mode;
-    if (pjpy_parse_copy(copy, &opts.copy) < 0)
+    int versioned;
+    if (parse_export_options(a, self->buffer, fname, &opts, &versioned) < 0 ||
+        parse_export_stream(a[ARG_STREAM], self->buffer, fname, &opts) < 0)
         return NULL;
-
-    int versioned = 0;
-    if (max_version != Py_None) {
-        long major, minor;
-        if (parse_pair(max_version, "max_version", &major, &minor) < 0)
-            return NULL;
-        versioned = major >= 1;
-    }
-    if (dl_device != Py_None) {
-        long type, id;
-        if (parse_pair(dl_device, "dl_device", &type, &id) < 0)
-            return NULL;
-        opts.has_dl_device = true;
-        opts.dl_device.device_type = (DLDeviceType)type;
-        opts.dl_device.device_id = (int32_t)id;
-    }
-    pjpy_buffer *self = (pjpy_buffer *)obj;
-    pjdl_buffer *buffer = self->buffer;
-    if (opts.has_dl_device && opts.copy == PJDL_COPY_NEVER) {
-        /* The standard's dl_device text asks for a ValueError, its copy text
-         * for a BufferError: DLPackCopyError is both. */
-        DLDevice own;
-        pjdl_code drc = pjdl_buffer_dl_device(buffer, &own);
-        if (drc != PJDL_OK)
-            return pjpy_raise_exchange(drc);
-        if (!pjdl_dl_device_same(own, opts.dl_device)) {
-            PyErr_Format(pjpy_dlpack_copy_error,
-                         "%s: dl_device (%d, %d) is not the buffer's (%d, %d) and copy=False",
-                         fname, (int)opts.dl_device.device_type, (int)opts.dl_device.device_id,
-                         (int)own.device_type, (int)own.device_id);
-            return NULL;
-        }
-    }
-    if (stream != Py_None) {
-        if (!PyLong_Check(stream)) {
-            PyErr_Format(PyExc_TypeError, "stream must be None or an int, not %.100s",
-                         Py_TYPE(stream)->tp_name);
-            return NULL;
-        }
-        long long s = PyLong_AsLongLong(stream);
-        if (s == -1 && PyErr_Occurred())
-            return NULL;
-        if (check_stream_value(buffer, s, fname) < 0)
-            return NULL;
-        /* -1: the consumer asks for no synchronization. Waiting for the ready
-         * event instead is always correct, so that is what happens. */
-        if (s != -1) {
-            opts.has_stream = true;
-            opts.stream = (intptr_t)s;
-        }
-    }
-
-    int fast = export_known_fast(self, &opts);
-    int device_copy = !fast && wants_device_copy(buffer, &opts);
-    pjdl_code rc;
-    PyObject *capsule;
-    if (versioned) {
-        DLManagedTensorVersioned *t = NULL;
-        if (fast) {
-            rc = pjdl_buffer_export(buffer, &opts, &t);
-            if (rc == PJDL_OK)
-                pjpy_drain_deferred();
-        } else if (device_copy) {
-            PJPY_NOGIL_RC(rc, export_device_copy(buffer, &opts, &t, NULL));
-        } else {
-            PJPY_NOGIL_RC(rc, pjdl_buffer_export(buffer, &opts, &t));
-        }
-        if (rc != PJDL_OK)
-            return pjpy_raise_exchange(rc);
-        if (!fast)
-            note_export(self, &opts, t->dl_tensor.data);
-        capsule = PyCapsule_New(t, versioned_name, capsule_versioned_destructor);
-        if (capsule == NULL)
-            PJPY_NOGIL(t->deleter(t));
-    } else {
-        DLManagedTensor *t = NULL;
-        if (fast) {
-            rc = pjdl_buffer_export_legacy(buffer, &opts, &t);
-            if (rc == PJDL_OK)
-                pjpy_drain_deferred();
-        } else if (device_copy) {
-            PJPY_NOGIL_RC(rc, export_device_copy(buffer, &opts, NULL, &t));
-        } else {
-            PJPY_NOGIL_RC(rc, pjdl_buffer_export_legacy(buffer, &opts, &t));
-        }
-        if (rc != PJDL_OK)
-            return pjpy_raise_exchange(rc);
-        if (!fast)
-            note_export(self, &opts, t->dl_tensor.data);
-        capsule = PyCapsule_New(t, legacy_name, capsule_legacy_destructor);
-        if (capsule == NULL)
-            PJPY_NOGIL(t->deleter(t));
-    }
-    return capsule;
+    return export_capsule(self, &opts, versioned);
 }
 
 int pjpy_buffer_export_plain(pjpy_buffer *self, DLManagedTensorVersioned **out) {
     pjdl_export_options opts = PJDL_EXPORT_OPTIONS_INIT;
     DLManagedTensorVersioned *t = NULL;
-    pjdl_code rc;
-    if (export_known_fast(self, &opts)) {
-        rc = pjdl_buffer_export(self->buffer, &opts, &t);
-        if (rc == PJDL_OK)
-            pjpy_drain_deferred();
-    } else {
-        PJPY_NOGIL_RC(rc, pjdl_buffer_export(self->buffer, &opts, &t));
-        if (rc == PJDL_OK)
-            note_export(self, &opts, t->dl_tensor.data);
-    }
+    pjdl_code rc = export_from(self, &opts, &t, NULL);
     if (rc != PJDL_OK) {
         pjpy_raise_exchange(rc);
         return -1;

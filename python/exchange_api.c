@@ -16,15 +16,17 @@
  */
 #include "pjdl_py.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char api_capsule_name[] = "dlpack_exchange_api";
 
-/* The Buffer behind py_object, or NULL with TypeError set: the header asks
- * for objects of the type the table was found on; anything else is a
- * consumer's bug, reported rather than trusted. */
-static pjpy_buffer *as_buffer(void *py_object, const char *fname) {
+/* The Buffer behind py_object, or NULL with an exception set: the header
+ * asks for objects of the type the table was found on and for a place out
+ * to write the result to; anything else is a consumer's bug, reported rather
+ * than trusted. */
+static pjpy_buffer *as_buffer(void *py_object, const void *out, const char *fname) {
     PyObject *obj = py_object;
     if (obj == NULL) {
         PyErr_Format(PyExc_ValueError, "%s: py_object is NULL", fname);
@@ -36,6 +38,10 @@ static pjpy_buffer *as_buffer(void *py_object, const char *fname) {
                      Py_TYPE(obj)->tp_name);
         return NULL;
     }
+    if (out == NULL) {
+        PyErr_Format(PyExc_ValueError, "%s: out is NULL", fname);
+        return NULL;
+    }
     return (pjpy_buffer *)obj;
 }
 
@@ -43,13 +49,9 @@ static pjpy_buffer *as_buffer(void *py_object, const char *fname) {
  * arguments, versioned, minus the capsule. */
 static int managed_tensor_from_py_object(void *py_object, DLManagedTensorVersioned **out) {
     static const char fname[] = "managed_tensor_from_py_object_no_sync";
-    pjpy_buffer *self = as_buffer(py_object, fname);
+    pjpy_buffer *self = as_buffer(py_object, out, fname);
     if (self == NULL)
         return -1;
-    if (out == NULL) {
-        PyErr_Format(PyExc_ValueError, "%s: out is NULL", fname);
-        return -1;
-    }
     return pjpy_buffer_export_plain(self, out);
 }
 
@@ -111,13 +113,9 @@ static int make_view(pjpy_buffer *self) {
  * control returns to Python. */
 static int dltensor_from_py_object(void *py_object, DLTensor *out) {
     static const char fname[] = "dltensor_from_py_object_no_sync";
-    pjpy_buffer *self = as_buffer(py_object, fname);
+    pjpy_buffer *self = as_buffer(py_object, out, fname);
     if (self == NULL)
         return -1;
-    if (out == NULL) {
-        PyErr_Format(PyExc_ValueError, "%s: out is NULL", fname);
-        return -1;
-    }
     if (self->view == NULL) {
         if (make_view(self) < 0)
             return -1;
@@ -208,74 +206,86 @@ static int current_work_stream(DLDeviceType device_type, int32_t device_id,
     return 0;
 }
 
-/* managed_tensor_allocator: a new zero-filled buffer shaped like the
- * prototype on the live client's device of its DLDevice, exported. It may be
- * called without the GIL (it reports errors through SetError, not Python),
- * so it takes the GIL to read the client registry, except once the
- * interpreter is exiting. */
-static int allocator_locked(DLTensor *prototype, DLManagedTensorVersioned **out, const char **kind,
-                            char *msg, size_t msg_size) {
-    *kind = "ValueError";
-    if (prototype == NULL || out == NULL) {
-        snprintf(msg, msg_size, "prototype and out must not be NULL");
-        return -1;
-    }
+/* ------------------------------------------ managed_tensor_allocator */
+
+/* How the allocator reports a failure: the exception kind and message that
+ * it hands to the consumer's SetError. */
+typedef struct {
+    const char *kind;
+    char msg[512];
+} alloc_error;
+
+static int alloc_fail(alloc_error *e, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Records a failure in *e; returns -1. */
+static int alloc_fail(alloc_error *e, const char *kind, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    e->kind = kind;
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Checks the allocator's arguments and sets *type and *count (elements) of
+ * the prototype. 0, or -1 with *e set. */
+static int prototype_size(const DLTensor *prototype, DLManagedTensorVersioned **out,
+                          PJRT_Buffer_Type *type, size_t *count, alloc_error *e) {
+    if (prototype == NULL || out == NULL)
+        return alloc_fail(e, "ValueError", "prototype and out must not be NULL");
     if (prototype->ndim < 0 || prototype->ndim > 64 ||
-        (prototype->ndim > 0 && prototype->shape == NULL)) {
-        snprintf(msg, msg_size, "prototype has %d dimensions and %s shape", (int)prototype->ndim,
-                 prototype->shape ? "a" : "no");
-        return -1;
-    }
-    PJRT_Buffer_Type type;
-    if (pjdl_dtype_to_pjrt(prototype->dtype, &type) != PJDL_OK) {
-        *kind = "BufferError";
-        snprintf(msg, msg_size, "%s", pjdl_last_error());
-        return -1;
-    }
-    size_t elem = pjdl_pjrt_type_size(type), count = 1;
+        (prototype->ndim > 0 && prototype->shape == NULL))
+        return alloc_fail(e, "ValueError", "prototype has %d dimensions and %s shape",
+                          (int)prototype->ndim, prototype->shape ? "a" : "no");
+    if (pjdl_dtype_to_pjrt(prototype->dtype, type) != PJDL_OK)
+        return alloc_fail(e, "BufferError", "%s", pjdl_last_error());
+    size_t elem = pjdl_pjrt_type_size(*type);
+    *count = 1;
     for (int32_t i = 0; i < prototype->ndim; i++) {
         int64_t d = prototype->shape[i];
-        if (d < 0 || (d > 0 && count > SIZE_MAX / (size_t)d)) {
-            snprintf(msg, msg_size, "prototype shape[%d] = %lld is invalid or too large", (int)i,
-                     (long long)d);
-            return -1;
-        }
-        count *= (size_t)d;
+        if (d < 0 || (d > 0 && *count > SIZE_MAX / (size_t)d))
+            return alloc_fail(e, "ValueError", "prototype shape[%d] = %lld is invalid or too large",
+                              (int)i, (long long)d);
+        *count *= (size_t)d;
     }
-    if (elem == 0 || count > SIZE_MAX / elem) {
-        snprintf(msg, msg_size, "prototype is too large");
-        return -1;
-    }
+    if (elem == 0 || *count > SIZE_MAX / elem)
+        return alloc_fail(e, "ValueError", "prototype is too large");
+    return 0;
+}
+
+/* The live client that has DLPack device dl, and its memory there. 0, or
+ * -1 with *e set. */
+static int allocator_client(DLDevice dl, pjpy_client **client, pjdl_memory **memory,
+                            alloc_error *e) {
     size_t n = 0;
     pjpy_client **clients = pjpy_client_all(&n);
     if (clients == NULL && PyErr_Occurred()) {
         PyErr_Clear();
-        *kind = "MemoryError";
-        snprintf(msg, msg_size, "out of memory");
-        return -1;
+        return alloc_fail(e, "MemoryError", "out of memory");
     }
-    pjpy_client *client = NULL;
+    *client = NULL;
     pjdl_device *device = NULL;
-    pjdl_memory *memory = NULL;
-    for (size_t i = 0; i < n && client == NULL; i++)
-        if (pjdl_client_find_dl(clients[i]->client, prototype->device, &device, &memory) == PJDL_OK)
-            client = clients[i];
+    for (size_t i = 0; i < n && *client == NULL; i++)
+        if (pjdl_client_find_dl(clients[i]->client, dl, &device, memory) == PJDL_OK)
+            *client = clients[i];
     PyMem_Free(clients);
-    if (client == NULL) {
-        snprintf(msg, msg_size, "no live pjrt_dlpack client has DLPack device (%d, %d)",
-                 (int)prototype->device.device_type, (int)prototype->device.device_id);
-        return -1;
-    }
+    if (*client == NULL)
+        return alloc_fail(e, "ValueError", "no live pjrt_dlpack client has DLPack device (%d, %d)",
+                          (int)dl.device_type, (int)dl.device_id);
+    return 0;
+}
+
+/* A zero-filled buffer of `count` elements shaped like the prototype in
+ * `memory` of the client, exported to *out. 0, or -1 with *e set. */
+static int export_zeros(pjdl_client *lib_client, const DLTensor *prototype, PJRT_Buffer_Type type,
+                        size_t count, pjdl_memory *memory, DLManagedTensorVersioned **out,
+                        alloc_error *e) {
+    size_t elem = pjdl_pjrt_type_size(type);
     void *zeros = calloc(count > 0 ? count : 1, elem);
-    if (zeros == NULL) {
-        *kind = "MemoryError";
-        snprintf(msg, msg_size, "out of memory for %zu bytes", count * elem);
-        return -1;
-    }
-    /* The client object stays alive (it is registered and we hold the GIL
-     * again before anything could drop it); the library objects hold their
-     * own references. */
-    pjdl_client *lib_client = client->client;
+    if (zeros == NULL)
+        return alloc_fail(e, "MemoryError", "out of memory for %zu bytes", count * elem);
+    /* The library objects hold their own references. */
     pjdl_client_retain(lib_client);
     pjdl_buffer *buffer = NULL;
     pjdl_code rc;
@@ -287,32 +297,47 @@ static int allocator_locked(DLTensor *prototype, DLManagedTensorVersioned **out,
         PJPY_NOGIL_RC(rc, pjdl_buffer_export(buffer, NULL, out));
         PJPY_NOGIL(pjdl_buffer_release(buffer));
     }
-    if (rc != PJDL_OK) {
-        *kind = "RuntimeError";
-        snprintf(msg, msg_size, "%s: %s", pjdl_code_name(rc), pjdl_last_error());
-    }
+    if (rc != PJDL_OK)
+        alloc_fail(e, "RuntimeError", "%s: %s", pjdl_code_name(rc), pjdl_last_error());
     PJPY_NOGIL(pjdl_client_release(lib_client));
     return rc == PJDL_OK ? 0 : -1;
+}
+
+/* managed_tensor_allocator: a new zero-filled buffer shaped like the
+ * prototype on the live client's device of its DLDevice, exported. It may be
+ * called without the GIL (it reports errors through SetError, not Python),
+ * so it takes the GIL to read the client registry, except once the
+ * interpreter is exiting. */
+static int allocator_locked(DLTensor *prototype, DLManagedTensorVersioned **out, alloc_error *e) {
+    PJRT_Buffer_Type type = PJRT_Buffer_Type_INVALID;
+    size_t count = 0;
+    if (prototype_size(prototype, out, &type, &count, e) < 0)
+        return -1;
+    pjpy_client *client = NULL;
+    pjdl_memory *memory = NULL;
+    if (allocator_client(prototype->device, &client, &memory, e) < 0)
+        return -1;
+    /* The client object stays alive: it is registered and we hold the GIL
+     * again before anything could drop it. */
+    return export_zeros(client->client, prototype, type, count, memory, out, e);
 }
 
 static int
 managed_tensor_allocator(DLTensor *prototype, DLManagedTensorVersioned **out, void *error_ctx,
                          void (*SetError)(void *error_ctx, const char *kind, const char *message)) {
-    const char *kind = "RuntimeError";
-    char msg[512];
+    alloc_error e;
     int rc;
     if (!Py_IsInitialized() || !pjpy_may_release_gil()) {
-        snprintf(msg, sizeof msg, "the interpreter is exiting");
-        rc = -1;
+        rc = alloc_fail(&e, "RuntimeError", "the interpreter is exiting");
     } else if (PyGILState_Check()) {
-        rc = allocator_locked(prototype, out, &kind, msg, sizeof msg);
+        rc = allocator_locked(prototype, out, &e);
     } else {
         PyGILState_STATE state = PyGILState_Ensure();
-        rc = allocator_locked(prototype, out, &kind, msg, sizeof msg);
+        rc = allocator_locked(prototype, out, &e);
         PyGILState_Release(state);
     }
     if (rc != 0 && SetError != NULL)
-        SetError(error_ctx, kind, msg);
+        SetError(error_ctx, e.kind, e.msg);
     return rc;
 }
 

@@ -329,13 +329,87 @@ static void delete_owned(DLManagedTensorVersioned *t) {
     PyErr_Restore(type, value, tb);
 }
 
+/* What one from_dlpack call asks for: the clients that may take the data
+ * (device='s alone when it is given), the import options, and where the data
+ * should land. Lives on the caller's stack: its pointers may point into it. */
+typedef struct {
+    pjpy_client *const *clients;
+    size_t num_clients;
+    pjpy_client *owner; /* device='s client */
+    pjdl_import_options opts;
+    DLDevice target_dl;
+    const DLDevice *target; /* &target_dl when device= is given, else NULL */
+} import_request;
+
+static void raise_move_needs_copy(const char *what, DLDevice src, DLDevice target) {
+    PyErr_Format(pjpy_dlpack_copy_error,
+                 "from_dlpack: the %s is on DLPack device (%d, %d) and device= is (%d, %d): "
+                 "that needs a copy, but copy=False",
+                 what, (int)src.device_type, (int)src.device_id, (int)target.device_type,
+                 (int)target.device_id);
+}
+
+/* Whether data at src gets to *target (NULL: it stays) only through a copy
+ * the producer makes: memory the host cannot read (another framework's
+ * device) wanted on the host. Only __dlpack__(dl_device=) asks for that. */
+static int needs_producer_copy(DLDevice src, const DLDevice *target) {
+    return target != NULL && !pjdl_dl_device_same(src, *target) &&
+           pjdl_dl_device_type_host_reachable(target->device_type) &&
+           !pjdl_dl_device_type_host_reachable(src.device_type);
+}
+
+/* The checks on a tensor before its import: a DLPack version this module
+ * reads and, under copy=False, neither a move to device= nor a copy made by
+ * the producer. `versioned` is the tensor when it is versioned, else NULL.
+ * 0, or -1 with an exception set. */
+static int check_tensor(const DLManagedTensorVersioned *versioned, const DLTensor *dlt,
+                        const import_request *req) {
+    if (versioned != NULL && versioned->version.major != DLPACK_MAJOR_VERSION) {
+        PyErr_Format(pjpy_dlpack_error,
+                     "from_dlpack: unsupported DLPack version %u.%u (this module reads %d.x)",
+                     versioned->version.major, versioned->version.minor, DLPACK_MAJOR_VERSION);
+        return -1;
+    }
+    if (req->opts.copy != PJDL_COPY_NEVER)
+        return 0;
+    if (req->target != NULL && !pjdl_dl_device_same(dlt->device, *req->target)) {
+        raise_move_needs_copy("tensor", dlt->device, *req->target);
+        return -1;
+    }
+    if (versioned != NULL && (versioned->flags & DLPACK_FLAG_BITMASK_IS_COPIED)) {
+        PyErr_SetString(pjpy_dlpack_error,
+                        "from_dlpack: copy=False, but the producer exported a copy");
+        return -1;
+    }
+    return 0;
+}
+
+/* No-sync export: the data is ready on the producer's current stream, which
+ * the import then names as the stream the data comes from. Host memory has
+ * no stream. 0, or -1 with an exception set. */
+static int take_producer_stream(const DLPackExchangeAPI *api, DLDevice src,
+                                pjdl_import_options *opts) {
+    if (pjdl_dl_device_type_host_reachable(src.device_type) || api->current_work_stream == NULL)
+        return 0;
+    void *stream = NULL;
+    if (api->current_work_stream(src.device_type, src.device_id, &stream) != 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(pjpy_dlpack_error,
+                            "from_dlpack: the producer's current_work_stream failed");
+        return -1;
+    }
+    if (stream != NULL) {
+        opts->has_stream = true;
+        opts->stream = (intptr_t)stream;
+    }
+    return 0;
+}
+
 /* The import through a producer's exchange table. Sets *fallback (and
  * returns NULL with no exception) when only the capsule protocol can do the
- * job: data on a device the host cannot read, wanted on the host, needs the
- * producer's copy, which only __dlpack__(dl_device=) asks for. */
-static PyObject *from_exchange_api(const DLPackExchangeAPI *api, pjpy_client *const *clients,
-                                   size_t num_clients, PyObject *x, pjdl_import_options *opts,
-                                   int has_target, DLDevice target_dl, int *fallback) {
+ * job (see needs_producer_copy). */
+static PyObject *from_exchange_api(const DLPackExchangeAPI *api, PyObject *x, import_request *req,
+                                   int *fallback) {
     *fallback = 0;
     DLManagedTensorVersioned *t = NULL;
     int rc = api->managed_tensor_from_py_object_no_sync(x, &t);
@@ -349,55 +423,16 @@ static PyObject *from_exchange_api(const DLPackExchangeAPI *api, pjpy_client *co
         return NULL;
     }
     /* This module owns t from here: every way out below deletes it or hands
-     * it to the import. */
-    if (t->version.major != DLPACK_MAJOR_VERSION) {
-        PyErr_Format(pjpy_dlpack_error,
-                     "from_dlpack: unsupported DLPack version %u.%u (this module reads %d.x)",
-                     t->version.major, t->version.minor, DLPACK_MAJOR_VERSION);
-        delete_owned(t);
-        return NULL;
+     * it to the import. A move that needs the producer's copy is refused by
+     * check_tensor under copy=False, so the order of the two does not
+     * matter. */
+    PyObject *buffer = NULL;
+    if (check_tensor(t, &t->dl_tensor, req) == 0) {
+        if (needs_producer_copy(t->dl_tensor.device, req->target))
+            *fallback = 1;
+        else if (take_producer_stream(api, t->dl_tensor.device, &req->opts) == 0)
+            buffer = pjpy_import_owned(req->clients, req->num_clients, t, &req->opts);
     }
-    DLDevice src = t->dl_tensor.device;
-    int moves = has_target && !pjdl_dl_device_same(src, target_dl);
-    if (moves && opts->copy == PJDL_COPY_NEVER) {
-        PyErr_Format(pjpy_dlpack_copy_error,
-                     "from_dlpack: the tensor is on DLPack device (%d, %d) and device= is (%d, "
-                     "%d): that needs a copy, but copy=False",
-                     (int)src.device_type, (int)src.device_id, (int)target_dl.device_type,
-                     (int)target_dl.device_id);
-        delete_owned(t);
-        return NULL;
-    }
-    if (moves && pjdl_dl_device_type_host_reachable(target_dl.device_type) &&
-        !pjdl_dl_device_type_host_reachable(src.device_type)) {
-        delete_owned(t);
-        *fallback = 1;
-        return NULL;
-    }
-    if (opts->copy == PJDL_COPY_NEVER && (t->flags & DLPACK_FLAG_BITMASK_IS_COPIED)) {
-        PyErr_SetString(pjpy_dlpack_error,
-                        "from_dlpack: copy=False, but the producer exported a copy");
-        delete_owned(t);
-        return NULL;
-    }
-    /* No-sync export: the data is ready on the producer's current stream,
-     * which the import then names as the stream the data comes from. Host
-     * memory has no stream. */
-    if (!pjdl_dl_device_type_host_reachable(src.device_type) && api->current_work_stream != NULL) {
-        void *stream = NULL;
-        if (api->current_work_stream(src.device_type, src.device_id, &stream) != 0) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(pjpy_dlpack_error,
-                                "from_dlpack: the producer's current_work_stream failed");
-            delete_owned(t);
-            return NULL;
-        }
-        if (stream != NULL) {
-            opts->has_stream = true;
-            opts->stream = (intptr_t)stream;
-        }
-    }
-    PyObject *buffer = pjpy_import_owned(clients, num_clients, t, opts);
     if (buffer == NULL)
         delete_owned(t);
     return buffer;
@@ -480,151 +515,148 @@ static int consumer_stream(DLDevice dl, pjpy_client *const *clients, size_t n, l
     return 0;
 }
 
-PyObject *pjpy_from_dlpack(pjpy_client *const *clients, size_t num_clients, PyObject *x,
-                           PyObject *target, PyObject *copy_obj) {
-    pjdl_import_options opts = PJDL_IMPORT_OPTIONS_INIT;
-    pjpy_client *owner = NULL;
-    if (pjpy_parse_copy(copy_obj, &opts.copy) < 0)
-        return NULL;
-    if (pjpy_resolve_target(target, NULL, &opts.device, &opts.memory, &owner) < 0)
-        return NULL;
-    if (owner != NULL) {
-        clients = &owner;
-        num_clients = 1;
+/* Parses copy= and device= into *req, with the clients the caller gave.
+ * 0, or -1 with an exception set. */
+static int resolve_request(pjpy_client *const *clients, size_t num_clients, PyObject *target,
+                           PyObject *copy_obj, import_request *req) {
+    req->clients = clients;
+    req->num_clients = num_clients;
+    req->owner = NULL;
+    req->opts = (pjdl_import_options)PJDL_IMPORT_OPTIONS_INIT;
+    req->target = NULL;
+    if (pjpy_parse_copy(copy_obj, &req->opts.copy) < 0)
+        return -1;
+    if (pjpy_resolve_target(target, NULL, &req->opts.device, &req->opts.memory, &req->owner) < 0)
+        return -1;
+    if (req->owner != NULL) {
+        req->clients = &req->owner;
+        req->num_clients = 1;
     }
-    if (num_clients == 0) {
+    if (req->num_clients == 0) {
         PyErr_SetString(PyExc_ValueError,
                         "from_dlpack: no pjrt_dlpack client exists; create one with "
                         "pjrt_dlpack.load_plugin().client() or pass device=");
+        return -1;
+    }
+    if (req->opts.device != NULL) {
+        if (pjdl_device_dl(req->opts.device, req->opts.memory, &req->target_dl) != PJDL_OK) {
+            pjpy_raise_exchange(PJDL_UNIMPLEMENTED);
+            return -1;
+        }
+        req->target = &req->target_dl;
+    }
+    return 0;
+}
+
+/* A capsule from x.__dlpack__, negotiated from x.__dlpack_device__: a host
+ * copy when only the producer can make one, and the stream of the device
+ * the data is on when one of the clients drives it. */
+static PyObject *capsule_from_producer(PyObject *x, import_request *req) {
+    DLDevice src_dl;
+    int has_src = producer_device(x, &src_dl);
+    if (has_src < 0)
+        return NULL;
+    if (has_src && req->target != NULL && req->opts.copy == PJDL_COPY_NEVER &&
+        !pjdl_dl_device_same(src_dl, *req->target)) {
+        raise_move_needs_copy("data", src_dl, *req->target);
         return NULL;
     }
+    static const DLDevice host = {kDLCPU, 0};
+    const DLDevice *ask_dl = has_src && needs_producer_copy(src_dl, req->target) ? &host : NULL;
+    long long stream = 0;
+    int has_stream = has_src && ask_dl == NULL
+                         ? consumer_stream(src_dl, req->clients, req->num_clients, &stream)
+                         : 0;
+    req->opts.has_stream = has_stream == 1;
+    req->opts.stream = (intptr_t)stream;
+    PyObject *capsule = request_capsule(x, req->opts.copy, has_stream, stream, ask_dl);
+    if (capsule != NULL && !PyCapsule_CheckExact(capsule)) {
+        PyErr_Format(PyExc_TypeError, "__dlpack__() returned %.100s, not a capsule",
+                     Py_TYPE(capsule)->tp_name);
+        Py_CLEAR(capsule);
+    }
+    return capsule;
+}
 
-    /* Where the data should land, when device= names it. */
-    DLDevice target_dl = {kDLCPU, 0};
-    int has_target = 0;
-    if (opts.device != NULL) {
-        if (pjdl_device_dl(opts.device, opts.memory, &target_dl) != PJDL_OK)
-            return pjpy_raise_exchange(PJDL_UNIMPLEMENTED);
-        has_target = 1;
+/* Whether the capsule holds an unconsumed tensor: 1 a versioned one, 0 a
+ * legacy one, with *name and *used_name set to its name now and once
+ * consumed; -1 with an exception set for anything else. */
+static int capsule_kind(PyObject *capsule, const char **name, const char **used_name) {
+    const char *have = PyCapsule_GetName(capsule);
+    if (have != NULL && strcmp(have, versioned_name) == 0) {
+        *name = versioned_name;
+        *used_name = used_versioned_name;
+        return 1;
     }
-
-    PyObject *capsule;
-    if (PyCapsule_CheckExact(x)) {
-        capsule = Py_NewRef(x);
-    } else {
-        const DLPackExchangeAPI *api;
-        if (exchange_api_of(x, &api) < 0)
-            return NULL;
-        if (api != NULL) {
-            int fallback;
-            PyObject *buffer = from_exchange_api(api, clients, num_clients, x, &opts, has_target,
-                                                 target_dl, &fallback);
-            if (!fallback)
-                return buffer;
-            opts.has_stream = false;
-            opts.stream = 0;
-        }
-        DLDevice src_dl;
-        int has_src = producer_device(x, &src_dl);
-        if (has_src < 0)
-            return NULL;
-        int moves = has_src && has_target && !pjdl_dl_device_same(src_dl, target_dl);
-        if (moves && opts.copy == PJDL_COPY_NEVER) {
-            PyErr_Format(pjpy_dlpack_copy_error,
-                         "from_dlpack: the data is on DLPack device (%d, %d) and device= is (%d, "
-                         "%d): that needs a copy, but copy=False",
-                         (int)src_dl.device_type, (int)src_dl.device_id, (int)target_dl.device_type,
-                         (int)target_dl.device_id);
-            return NULL;
-        }
-        /* Memory the host cannot read (another framework's device) reaches a
-         * host target only through the producer: ask it for a host copy. */
-        const DLDevice *ask_dl = NULL;
-        if (moves && pjdl_dl_device_type_host_reachable(target_dl.device_type) &&
-            !pjdl_dl_device_type_host_reachable(src_dl.device_type)) {
-            static const DLDevice host = {kDLCPU, 0};
-            ask_dl = &host;
-        }
-        long long stream = 0;
-        int has_stream =
-            has_src && ask_dl == NULL ? consumer_stream(src_dl, clients, num_clients, &stream) : 0;
-        opts.has_stream = has_stream == 1;
-        opts.stream = (intptr_t)stream;
-        capsule = request_capsule(x, opts.copy, has_stream, stream, ask_dl);
-        if (capsule == NULL)
-            return NULL;
-        if (!PyCapsule_CheckExact(capsule)) {
-            PyErr_Format(PyExc_TypeError, "__dlpack__() returned %.100s, not a capsule",
-                         Py_TYPE(capsule)->tp_name);
-            Py_DECREF(capsule);
-            return NULL;
-        }
+    if (have != NULL && strcmp(have, legacy_name) == 0) {
+        *name = legacy_name;
+        *used_name = used_legacy_name;
+        return 0;
     }
-
-    /* Claim the capsule before the GIL is released, so that no other thread
-     * can consume it meanwhile; put the name back on failure. */
-    const char *name = PyCapsule_GetName(capsule);
-    const char *used_name;
-    int versioned;
-    if (name != NULL && strcmp(name, versioned_name) == 0) {
-        versioned = 1;
-        used_name = used_versioned_name;
-        name = versioned_name;
-    } else if (name != NULL && strcmp(name, legacy_name) == 0) {
-        versioned = 0;
-        used_name = used_legacy_name;
-        name = legacy_name;
-    } else {
-        if (name != NULL && strncmp(name, "used_", 5) == 0)
-            PyErr_Format(pjpy_dlpack_error,
-                         "from_dlpack: the DLPack capsule was already consumed (name '%s')", name);
-        else
-            PyErr_Format(PyExc_ValueError,
-                         "from_dlpack: not a DLPack capsule (name '%s'; expected "
-                         "'dltensor_versioned' or 'dltensor')",
-                         name ? name : "NULL");
-        Py_DECREF(capsule);
-        return NULL;
-    }
-    void *tensor = PyCapsule_GetPointer(capsule, name);
-    if (tensor == NULL) {
-        Py_DECREF(capsule);
-        return NULL;
-    }
-    if (versioned && ((DLManagedTensorVersioned *)tensor)->version.major != DLPACK_MAJOR_VERSION) {
+    if (have != NULL && strncmp(have, "used_", 5) == 0)
         PyErr_Format(pjpy_dlpack_error,
-                     "from_dlpack: unsupported DLPack version %u.%u (this module reads %d.x)",
-                     ((DLManagedTensorVersioned *)tensor)->version.major,
-                     ((DLManagedTensorVersioned *)tensor)->version.minor, DLPACK_MAJOR_VERSION);
-        Py_DECREF(capsule);
+                     "from_dlpack: the DLPack capsule was already consumed (name '%s')", have);
+    else
+        PyErr_Format(PyExc_ValueError,
+                     "from_dlpack: not a DLPack capsule (name '%s'; expected "
+                     "'dltensor_versioned' or 'dltensor')",
+                     have ? have : "NULL");
+    return -1;
+}
+
+/* Claims the capsule's tensor: checks it, then marks the capsule used before
+ * the GIL is released, so that no other thread can consume it meanwhile.
+ * Returns the tensor with *versioned and *name (the name to put back if the
+ * import fails) set, or NULL with an exception set. */
+static void *claim_capsule(PyObject *capsule, const import_request *req, int *versioned,
+                           const char **name) {
+    const char *used_name;
+    *versioned = capsule_kind(capsule, name, &used_name);
+    if (*versioned < 0)
         return NULL;
-    }
-    const DLTensor *dlt = versioned ? &((DLManagedTensorVersioned *)tensor)->dl_tensor
-                                    : &((DLManagedTensor *)tensor)->dl_tensor;
-    if (has_target && opts.copy == PJDL_COPY_NEVER &&
-        !pjdl_dl_device_same(dlt->device, target_dl)) {
-        PyErr_Format(pjpy_dlpack_copy_error,
-                     "from_dlpack: the tensor is on DLPack device (%d, %d) and device= is (%d, "
-                     "%d): that needs a copy, but copy=False",
-                     (int)dlt->device.device_type, (int)dlt->device.device_id,
-                     (int)target_dl.device_type, (int)target_dl.device_id);
-        Py_DECREF(capsule);
+    void *tensor = PyCapsule_GetPointer(capsule, *name);
+    if (tensor == NULL)
         return NULL;
-    }
-    if (versioned && opts.copy == PJDL_COPY_NEVER &&
-        (((DLManagedTensorVersioned *)tensor)->flags & DLPACK_FLAG_BITMASK_IS_COPIED)) {
-        PyErr_SetString(pjpy_dlpack_error,
-                        "from_dlpack: copy=False, but the producer exported a copy");
-        Py_DECREF(capsule);
+    DLManagedTensorVersioned *vt = *versioned ? tensor : NULL;
+    const DLTensor *dlt = vt != NULL ? &vt->dl_tensor : &((DLManagedTensor *)tensor)->dl_tensor;
+    if (check_tensor(vt, dlt, req) < 0 || PyCapsule_SetName(capsule, used_name) < 0)
         return NULL;
+    return tensor;
+}
+
+/* Imports the tensor of a capsule, whose reference this steals. */
+static PyObject *import_capsule(PyObject *capsule, const import_request *req) {
+    int versioned;
+    const char *name;
+    PyObject *buffer = NULL;
+    void *tensor = claim_capsule(capsule, req, &versioned, &name);
+    if (tensor != NULL) {
+        buffer = import_tensor(req->clients, req->num_clients, tensor, versioned, &req->opts);
+        if (buffer == NULL) /* the producer keeps the tensor: unconsumed again */
+            PyCapsule_SetName(capsule, name);
     }
-    if (PyCapsule_SetName(capsule, used_name) < 0) {
-        Py_DECREF(capsule);
-        return NULL;
-    }
-    PyObject *buffer = import_tensor(clients, num_clients, tensor, versioned, &opts);
-    if (buffer == NULL) /* the producer keeps the tensor: unconsumed again */
-        PyCapsule_SetName(capsule, name);
     Py_DECREF(capsule);
     return buffer;
+}
+
+PyObject *pjpy_from_dlpack(pjpy_client *const *clients, size_t num_clients, PyObject *x,
+                           PyObject *target, PyObject *copy_obj) {
+    import_request req;
+    if (resolve_request(clients, num_clients, target, copy_obj, &req) < 0)
+        return NULL;
+    if (PyCapsule_CheckExact(x))
+        return import_capsule(Py_NewRef(x), &req);
+    const DLPackExchangeAPI *api;
+    if (exchange_api_of(x, &api) < 0)
+        return NULL;
+    if (api != NULL) {
+        int fallback;
+        PyObject *buffer = from_exchange_api(api, x, &req, &fallback);
+        if (!fallback)
+            return buffer;
+        req.opts.has_stream = false;
+        req.opts.stream = 0;
+    }
+    PyObject *capsule = capsule_from_producer(x, &req);
+    return capsule == NULL ? NULL : import_capsule(capsule, &req);
 }

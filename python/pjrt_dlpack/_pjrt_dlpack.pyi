@@ -175,14 +175,9 @@ class Buffer:
         copy: bool | None = None,
     ) -> CapsuleType: ...
     def __dlpack_device__(self) -> _DLDevice: ...
-    def release_to_dlpack(
-        self,
-        *,
-        stream: int | None = None,
-        max_version: tuple[int, int] | None = None,
-        dl_device: _DLDevice | None = None,
-        copy: bool | None = None,
-    ) -> CapsuleType: ...
+    # The same keywords and result as __dlpack__ (one parser in C), but the
+    # buffer is transferred: every later use of it fails.
+    release_to_dlpack = __dlpack__
 
 @final
 class Executable:

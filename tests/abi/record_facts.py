@@ -37,42 +37,48 @@ def strip_comments(path):
     return out
 
 
+class Splitter:
+    """Cuts C text, fed in pieces, at each ';' outside braces and parens:
+    `done` holds the pieces cut so far, `pending()` what follows the last."""
+
+    def __init__(self):
+        self.done, self.cur, self.depth = [], [], 0
+
+    def pending(self):
+        return ''.join(self.cur).strip()
+
+    def feed(self, text):
+        for c in text:
+            self.cur.append(c)
+            if c in '{(':
+                self.depth += 1
+            elif c in '})':
+                self.depth -= 1
+            elif c == ';' and self.depth == 0:
+                self.done.append(''.join(self.cur))
+                self.cur = []
+
+
 def statements(text):
     """Top-level declarations (ending with ';' outside braces/parens), one line each."""
-    res, cur, depth, continued = [], [], 0, False
+    split, continued = Splitter(), False
     for line in text.split('\n'):
         if continued:  # continuation of a multi-line preprocessor directive
             continued = line.endswith('\\')
             continue
-        if not ''.join(cur).strip() and line.lstrip().startswith('#'):
+        if not split.pending() and line.lstrip().startswith('#'):
             continued = line.endswith('\\')
             continue
-        if not ''.join(cur).strip() and line.strip() in ('extern "C" {', '}'):
+        if not split.pending() and line.strip() in ('extern "C" {', '}'):
             continue
-        for c in line + '\n':
-            cur.append(c)
-            if c in '{(':
-                depth += 1
-            elif c in '})':
-                depth -= 1
-            elif c == ';' and depth == 0:
-                res.append(' '.join(''.join(cur).split()))
-                cur = []
-    return res
+        split.feed(line + '\n')
+    return [' '.join(s.split()) for s in split.done]
 
 
 def members(body):
-    out, cur, depth = [], [], 0
-    for c in body:
-        cur.append(c)
-        if c in '{(':
-            depth += 1
-        elif c in '})':
-            depth -= 1
-        elif c == ';' and depth == 0:
-            out.append(''.join(cur).strip())
-            cur = []
-    return out
+    split = Splitter()
+    split.feed(body)
+    return [s.strip() for s in split.done]
 
 
 def member_names(m):

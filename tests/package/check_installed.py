@@ -85,18 +85,9 @@ for platform in ("cpu", "xpu"):
     )
 
 missing = os.path.join(os.getcwd(), "no-such-plugin.so")
-r = run(
-    [
-        sys.executable,
-        "-c",
-        "import pjrt_dlpack\n"
-        "try:\n"
-        "    pjrt_dlpack.load_plugin()\n"
-        "except pjrt_dlpack.Error as e:\n"
-        "    print(e.code_name, e)\n",
-    ],
-    PJRT_DLPACK_PLUGIN=missing,
-)
+# The child the Python tests run too: the default plugin's path, or its error.
+load_default = os.path.join(source_dir, "tests", "python", "load_default_plugin.py")
+r = run([sys.executable, load_default], PJRT_DLPACK_PLUGIN=missing)
 check(r.stdout.startswith("NOT_FOUND") and missing in r.stdout, f"$PJRT_DLPACK_PLUGIN overrides: {r.stdout.strip()}{r.stderr.strip()}")
 
 # ------------------------------------------------------------- the command

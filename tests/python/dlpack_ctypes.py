@@ -1,9 +1,9 @@
 """DLPack through ctypes, for the tests (both environments and modern/):
 the structs as the DLPack 1.x ABI lays them out, capsule inspection
-(names, validity, the tensor inside), a DLPack C exchange API table wrapper
-calling a producer's functions as a C consumer would, and tensors made here
-whose deleter counts its calls. The one home of these declarations in the
-tests."""
+(names, validity, the tensor inside), a producer handing out a ready-made
+capsule, a DLPack C exchange API table wrapper calling a producer's
+functions as a C consumer would, and tensors made here whose deleter counts
+its calls. The one home of these declarations in the tests."""
 import ctypes
 
 KDL_CPU = 1
@@ -47,21 +47,25 @@ class DLManagedTensor(ctypes.Structure):
 
 # ------------------------------------------------------ capsules via ctypes
 
-_api = ctypes.pythonapi
-_api.PyCapsule_GetName.restype = ctypes.c_char_p
-_api.PyCapsule_GetName.argtypes = [ctypes.py_object]
-_api.PyCapsule_IsValid.restype = ctypes.c_int
-_api.PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_api.PyCapsule_GetPointer.restype = ctypes.c_void_p
-_api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_py = ctypes.pythonapi
+_py.PyCapsule_GetName.restype = ctypes.c_char_p
+_py.PyCapsule_GetName.argtypes = [ctypes.py_object]
+_py.PyCapsule_IsValid.restype = ctypes.c_int
+_py.PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_py.PyCapsule_GetPointer.restype = ctypes.c_void_p
+_py.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_py.PyCapsule_New.restype = ctypes.py_object
+_py.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_py.Py_DecRef.argtypes = [ctypes.py_object]
+_py.Py_DecRef.restype = None
 
 
 def capsule_name(capsule):
-    return _api.PyCapsule_GetName(capsule).decode()
+    return _py.PyCapsule_GetName(capsule).decode()
 
 
 def capsule_valid(capsule, name):
-    return bool(_api.PyCapsule_IsValid(capsule, name.encode()))
+    return bool(_py.PyCapsule_IsValid(capsule, name.encode()))
 
 
 def versioned(capsule):
@@ -69,7 +73,7 @@ def versioned(capsule):
     view into the producer's struct, which keeps the capsule alive."""
     assert capsule_name(capsule) == "dltensor_versioned"
     t = DLManagedTensorVersioned.from_address(
-        _api.PyCapsule_GetPointer(capsule, b"dltensor_versioned"))
+        _py.PyCapsule_GetPointer(capsule, b"dltensor_versioned"))
     t.capsule = capsule  # the struct lives as long as its capsule
     return t
 
@@ -77,9 +81,24 @@ def versioned(capsule):
 def legacy(capsule):
     """The DLManagedTensor of an unconsumed legacy capsule."""
     assert capsule_name(capsule) == "dltensor"
-    t = DLManagedTensor.from_address(_api.PyCapsule_GetPointer(capsule, b"dltensor"))
+    t = DLManagedTensor.from_address(_py.PyCapsule_GetPointer(capsule, b"dltensor"))
     t.capsule = capsule
     return t
+
+
+class Holder:
+    """Presents one ready-made capsule through the protocol, for consumers
+    that only call __dlpack__ (NumPy 1.24 and PyTorch 1.13 do not accept
+    capsules)."""
+
+    def __init__(self, capsule, device):
+        self.capsule, self.device = capsule, device
+
+    def __dlpack__(self, **kwargs):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return self.device
 
 
 class Header(ctypes.Structure):
@@ -110,21 +129,7 @@ ALLOC_ARGS = (ctypes.c_int, ctypes.POINTER(DLTensor), ctypes.POINTER(ctypes.c_vo
 ALLOC_GIL = ctypes.PYFUNCTYPE(*ALLOC_ARGS)
 ALLOC_NOGIL = ctypes.CFUNCTYPE(*ALLOC_ARGS)  # ctypes releases the GIL around it
 
-_py = ctypes.pythonapi
-_py.PyCapsule_GetPointer.restype = ctypes.c_void_p
-_py.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_py.PyCapsule_GetName.restype = ctypes.c_char_p
-_py.PyCapsule_GetName.argtypes = [ctypes.py_object]
-_py.PyCapsule_New.restype = ctypes.py_object
-_py.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-_py.Py_DecRef.argtypes = [ctypes.py_object]
-_py.Py_DecRef.restype = None
-
 CAPSULE_NAME = b"dlpack_exchange_api"
-
-
-def capsule_name(capsule):
-    return _py.PyCapsule_GetName(capsule).decode()
 
 
 def capsule_of(table_struct):

@@ -9,21 +9,8 @@ import torch
 
 import pjrt_dlpack
 
-from dlpack_ctypes import IS_COPIED, READ_ONLY, legacy, versioned  # noqa: E402
+from dlpack_ctypes import IS_COPIED, READ_ONLY, Holder, legacy, versioned  # noqa: E402
 from dlpack_ctypes import capsule_name as name  # noqa: E402
-
-
-class Producer:
-    """Hands out one prepared capsule, as a producer object would."""
-
-    def __init__(self, capsule, device):
-        self.capsule, self.device = capsule, device
-
-    def __dlpack__(self, **kwargs):
-        return self.capsule
-
-    def __dlpack_device__(self):
-        return self.device
 
 
 # ------------------------------------------------------------ producer
@@ -163,7 +150,7 @@ def test_byte_offset_and_null_strides(cpu, struct):
     t.data -= 12
     t.byte_offset = 12
     t.strides = None
-    buf = cpu.from_dlpack(Producer(cap, (1, 0)))
+    buf = cpu.from_dlpack(Holder(cap, (1, 0)))
     assert buf.unsafe_buffer_pointer() == src.unsafe_buffer_pointer()
     assert np.frombuffer(buf.to_bytes(), np.float32).tolist() == list(range(8))
 
@@ -178,7 +165,7 @@ def test_torch_and_byte_offset(cpu):
         t = legacy(cap).dl_tensor
         t.data -= 8
         t.byte_offset = 8
-        got = np.asarray(consumer(Producer(cap, (1, 0))))[:2].tolist()
+        got = np.asarray(consumer(Holder(cap, (1, 0))))[:2].tolist()
         honours = consumer is np.from_dlpack or int(torch.__version__.split(".")[0]) >= 2
         assert got == [0.0, 1.0] if honours else got != [0.0, 1.0]
 

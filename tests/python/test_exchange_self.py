@@ -60,31 +60,39 @@ def test_managed_tensor_is_a_shared_ready_export(table, client):
     assert bytes(buf.to_bytes()) == host.tobytes()  # still usable
 
 
-def test_round_trip_through_our_own_table_releases_once(table, client):
-    host = np.arange(6, dtype=np.float32)
-    buf = client.buffer(host)
-    address = table.managed(buf)
-    counter = CountingDeleter(address)
-    view = table.to_object(address)
-    assert isinstance(view, pjrt_dlpack.Buffer)
-    assert view.unsafe_buffer_pointer() == buf.unsafe_buffer_pointer()
-    assert view.device.id == buf.device.id and view.shape == (6,)
+def to_object_then_drop(table, address, counter, check):
+    """Hands the Buffer table.to_object(address) makes to check(), then drops
+    it: the tensor's deleter, whose calls counter.calls counts, runs only
+    once the Buffer is gone, and exactly once."""
+    buf = table.to_object(address)
+    check(buf)
     assert counter.calls == 0
-    del view
+    del buf
     gc.collect()
     assert counter.calls == 1
+
+
+def test_round_trip_through_our_own_table_releases_once(table, client):
+    buf = client.buffer(np.arange(6, dtype=np.float32))
+    address = table.managed(buf)
+
+    def check(view):
+        assert isinstance(view, pjrt_dlpack.Buffer)
+        assert view.unsafe_buffer_pointer() == buf.unsafe_buffer_pointer()
+        assert view.device.id == buf.device.id and view.shape == (6,)
+
+    to_object_then_drop(table, address, CountingDeleter(address), check)
 
 
 def test_to_object_views_a_foreign_tensor_and_deletes_it_once(table, cpu):
     host = np.arange(8, dtype=np.float32)
     tensor = HostTensor(host.ctypes.data, (2, 4))
-    buf = table.to_object(tensor.address)
-    assert buf.unsafe_buffer_pointer() == host.ctypes.data
-    assert buf.shape == (2, 4) and buf.dtype == "float32"
-    assert tensor.calls == 0
-    del buf
-    gc.collect()
-    assert tensor.calls == 1
+
+    def check(buf):
+        assert buf.unsafe_buffer_pointer() == host.ctypes.data
+        assert buf.shape == (2, 4) and buf.dtype == "float32"
+
+    to_object_then_drop(table, tensor.address, tensor, check)
 
 
 def test_to_object_failure_leaves_the_tensor_to_the_caller(table, cpu):

@@ -2,6 +2,7 @@
 arguments from NumPy, PyTorch and Buffers, results to NumPy and PyTorch in
 place, the plugin's errors, and results that outlive what made them."""
 import gc
+import os
 
 import numpy as np
 import pytest
@@ -10,16 +11,10 @@ import torch
 import pjrt_dlpack
 from aligned_arrays import aligned_copy
 
-PROGRAM = """
-func.func @main(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>)
-    -> (tensor<2x3xf32>, tensor<3x2xf32>) {
-  %one = stablehlo.constant dense<1.0> : tensor<2x3xf32>
-  %m = stablehlo.multiply %a, %b : tensor<2x3xf32>
-  %s = stablehlo.add %m, %one : tensor<2x3xf32>
-  %t = stablehlo.transpose %a, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
-  return %s, %t : tensor<2x3xf32>, tensor<3x2xf32>
-}
-"""
+# a * b + 1 and the transpose of a: the program of the example xla_compute.
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
+with open(os.path.join(EXAMPLES, "xla_compute.mlir"), encoding="utf-8") as _f:
+    PROGRAM = _f.read()
 
 BIG = 1024
 MATMUL = f"""

@@ -1,5 +1,4 @@
 """PJRT buffers exported through __dlpack__ to NumPy, PyTorch and capsules."""
-import ctypes
 import gc
 
 import numpy as np
@@ -7,27 +6,8 @@ import pytest
 import torch
 
 import pjrt_dlpack
-
-
-def capsule_name(capsule):
-    get_name = ctypes.pythonapi.PyCapsule_GetName
-    get_name.restype = ctypes.c_char_p
-    get_name.argtypes = [ctypes.py_object]
-    return get_name(capsule).decode()
-
-
-class CapsuleHolder:
-    """Presents a capsule through the protocol, for consumers that only call
-    __dlpack__ (NumPy 1.24 and PyTorch 1.13 do not accept capsules)."""
-
-    def __init__(self, capsule, device):
-        self.capsule, self.device = capsule, device
-
-    def __dlpack__(self, stream=None):
-        return self.capsule
-
-    def __dlpack_device__(self):
-        return self.device
+from dlpack_ctypes import Holder, capsule_name
+from dtype_names import NOT_IN_TORCH_1_13, NUMERIC
 
 
 def test_numpy_shares_memory_with_the_buffer(cpu):
@@ -56,12 +36,7 @@ def test_torch_shares_memory_with_the_buffer(cpu):
     assert np.frombuffer(buf.to_bytes(), dtype=np.int64).tolist() == [7, 1, 2, 42, 4, 5]
 
 
-@pytest.mark.parametrize(
-    "dtype",
-    # PyTorch 1.13 has no bool over DLPack; it has no uint16/32/64 at all.
-    ["int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64", "complex64",
-     "complex128"],
-)
+@pytest.mark.parametrize("dtype", [t for t in NUMERIC if t not in NOT_IN_TORCH_1_13])
 def test_torch_consumes_every_dtype(cpu, dtype):
     a = (np.arange(6) % 3).astype(dtype)
     buf = cpu.buffer(a)
@@ -70,11 +45,7 @@ def test_torch_consumes_every_dtype(cpu, dtype):
     np.testing.assert_array_equal(t.numpy(), a)
 
 
-@pytest.mark.parametrize(
-    "dtype",
-    ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
-     "float32", "float64", "complex64", "complex128"],
-)
+@pytest.mark.parametrize("dtype", NUMERIC)
 def test_numpy_consumes_every_dtype(cpu, dtype):
     a = (np.arange(6) % 3).astype(dtype)
     buf = cpu.buffer(a)
@@ -257,7 +228,7 @@ def test_xpu_device_buffer_exports_its_device(xpu):
     with pytest.raises(BufferError):
         buf.__dlpack__(dl_device=(pjrt_dlpack.kDLCPU, 0), copy=False)
     host = buf.__dlpack__(dl_device=(pjrt_dlpack.kDLCPU, 0), copy=True)
-    view = np.from_dlpack(CapsuleHolder(host, (pjrt_dlpack.kDLCPU, 0)))
+    view = np.from_dlpack(Holder(host, (pjrt_dlpack.kDLCPU, 0)))
     np.testing.assert_array_equal(view, np.arange(6, dtype=np.float32))
 
 

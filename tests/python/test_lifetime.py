@@ -35,34 +35,39 @@ PRELUDE = """
 """
 
 
-def test_reference_cycle_through_buffer_and_export_is_collected(cpu):
-    class Holder:
-        pass
+class Cycle:
+    """An object that refers to itself: only the cycle collector frees it."""
 
-    h = Holder()
-    h.self = h
-    h.buf = cpu.buffer(np.arange(4, dtype=np.float32))
-    h.view = np.from_dlpack(h.buf)
-    h.capsule = h.buf.__dlpack__(max_version=(1, 0))
-    h.tensor = torch.from_dlpack(h.buf)
+    def __init__(self):
+        self.self = self
+
+
+def assert_cycle_collected(fill):
+    """A Cycle given its other attributes by fill(cycle) is collected."""
+    h = Cycle()
+    fill(h)
     ref = weakref.ref(h)
     del h
     gc.collect()
     assert ref() is None
+
+
+def test_reference_cycle_through_buffer_and_export_is_collected(cpu):
+    def fill(h):
+        h.buf = cpu.buffer(np.arange(4, dtype=np.float32))
+        h.view = np.from_dlpack(h.buf)
+        h.capsule = h.buf.__dlpack__(max_version=(1, 0))
+        h.tensor = torch.from_dlpack(h.buf)
+
+    assert_cycle_collected(fill)
 
 
 def test_reference_cycle_through_imported_producer(cpu):
-    class Holder:
-        pass
+    def fill(h):
+        h.array = np.arange(8, dtype=np.int64)
+        h.view = cpu.from_dlpack(h.array)
 
-    h = Holder()
-    h.self = h
-    h.array = np.arange(8, dtype=np.int64)
-    h.view = cpu.from_dlpack(h.array)
-    ref = weakref.ref(h)
-    del h
-    gc.collect()
-    assert ref() is None
+    assert_cycle_collected(fill)
 
 
 def test_views_released_from_other_threads(cpu):

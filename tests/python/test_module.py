@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import pjrt_dlpack
+from dtype_names import NUMERIC
 
 
 def test_load_plugin_missing_file_raises_not_found():
@@ -90,13 +91,7 @@ def test_xpu_client(xpu):
         assert kinds["pinned_host"].dlpack_device[0] == pjrt_dlpack.kDLCPU
 
 
-NUMPY_TYPES = [
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64", "complex64", "complex128",
-]
-
-
-@pytest.mark.parametrize("dtype", NUMPY_TYPES)
+@pytest.mark.parametrize("dtype", ["bool"] + NUMERIC)
 def test_buffer_from_numpy_round_trips(client, dtype):
     a = (np.arange(24).reshape(2, 3, 4) % 7).astype(dtype)
     buf = client.buffer(a)
@@ -150,14 +145,18 @@ def test_buffer_rejects_unsupported_formats(cpu):
         cpu.buffer(object())
 
 
-def test_buffer_on_a_chosen_device(xpu):
+@pytest.mark.parametrize("put", ["buffer", "from_dlpack"])
+def test_numpy_on_a_chosen_device_or_memory(xpu, put):
+    """Client.buffer and Client.from_dlpack place a NumPy array on a device
+    (its default memory) or on one of its memories."""
     a = np.arange(6, dtype=np.float32)
     d1 = xpu.devices[1]
-    buf = xpu.buffer(a, device=d1)
+    buf = getattr(xpu, put)(a, device=d1)
     assert buf.device == d1
     assert buf.__dlpack_device__() == d1.dlpack_device
+    assert buf.to_bytes() == a.tobytes()
     for m in d1.memories:
-        b = xpu.buffer(a, device=m)
+        b = getattr(xpu, put)(a, device=m)
         assert b.memory == m
         assert b.__dlpack_device__() == m.dlpack_device
         assert b.to_bytes() == a.tobytes()

@@ -87,6 +87,11 @@ def stub_members(cls_node):
             names.add(node.name)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             names.add(node.target.id)
+        elif isinstance(node, ast.Assign):
+            # An alias of a member declared above (release_to_dlpack = __dlpack__).
+            aliased = ast.unparse(node.value)
+            assert aliased in names, f"{cls_node.name}: alias of an undeclared {aliased}"
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
     return names
 
 
@@ -213,34 +218,20 @@ def run_python(args, **env):
     )
 
 
+# Prints the default plugin's path, or the code name of its error.
+LOAD_DEFAULT_PLUGIN = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                   "load_default_plugin.py")
+
+
 def test_load_plugin_finds_the_bundled_plugin():
-    r = run_python(
-        [
-            "-c",
-            "import pjrt_dlpack\n"
-            "p = pjrt_dlpack.load_plugin()\n"
-            "c = p.client(platform='cpu')\n"
-            "assert c.buffer(b'pjrt').to_bytes() == b'pjrt'\n"
-            "print(p.path)\n",
-        ]
-    )
+    r = run_python([LOAD_DEFAULT_PLUGIN])
     assert r.returncode == 0, r.stderr
-    assert os.path.dirname(r.stdout.strip()) == PACKAGE_DIR
+    assert os.path.dirname(r.stdout.strip()) == PACKAGE_DIR, r.stdout
 
 
 def test_environment_overrides_the_bundled_plugin():
     missing = os.path.join(PACKAGE_DIR, "no-such-plugin.so")
-    r = run_python(
-        [
-            "-c",
-            "import pjrt_dlpack\n"
-            "try:\n"
-            "    pjrt_dlpack.load_plugin()\n"
-            "except pjrt_dlpack.Error as e:\n"
-            "    print(e.code_name, e)\n",
-        ],
-        PJRT_DLPACK_PLUGIN=missing,
-    )
+    r = run_python([LOAD_DEFAULT_PLUGIN], PJRT_DLPACK_PLUGIN=missing)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("NOT_FOUND") and missing in r.stdout, r.stdout
 

@@ -9,15 +9,12 @@ import torch
 
 import pjrt_dlpack
 from aligned_arrays import aligned
+from dtype_names import NOT_IN_TORCH_1_13, NUMERIC
 
 KDL_CPU = 1
 
 
-TYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
-         np.float16, np.float32, np.float64, np.complex64, np.complex128]
-
-
-@pytest.mark.parametrize("dtype", TYPES)
+@pytest.mark.parametrize("dtype", NUMERIC)
 def test_round_trip_numpy_and_torch(xla, dtype):
     host = np.arange(12).astype(dtype).reshape(3, 4)
     buf = xla.buffer(host)
@@ -26,7 +23,7 @@ def test_round_trip_numpy_and_torch(xla, dtype):
     back = np.from_dlpack(buf)
     np.testing.assert_array_equal(back, host)
     assert back.ctypes.data == buf.unsafe_buffer_pointer()
-    if dtype not in (np.uint16, np.uint32, np.uint64):  # PyTorch 1.13 lacks them
+    if dtype not in NOT_IN_TORCH_1_13:
         t = torch.from_dlpack(buf)
         assert t.data_ptr() == buf.unsafe_buffer_pointer()
         np.testing.assert_array_equal(t.numpy(), host)

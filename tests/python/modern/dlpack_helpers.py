@@ -1,10 +1,12 @@
-"""Helpers shared by the modern tests: producer wrappers, and (from
-tests/python/dlpack_ctypes.py) capsule inspection through ctypes."""
+"""Helpers shared by the modern tests: a producer wrapper, and (from
+tests/python/dlpack_ctypes.py) capsule inspection through ctypes and a
+producer of a ready-made capsule."""
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from aligned_arrays import aligned  # noqa: E402,F401
+from dtype_names import NUMERIC  # noqa: E402,F401
 from dlpack_ctypes import (  # noqa: E402,F401  (re-exported for the modern tests)
     IS_COPIED,
     KDL_CPU,
@@ -13,6 +15,7 @@ from dlpack_ctypes import (  # noqa: E402,F401  (re-exported for the modern test
     DLManagedTensor,
     DLManagedTensorVersioned,
     DLTensor,
+    Holder,
     capsule_name,
     capsule_valid,
     legacy,
@@ -32,18 +35,3 @@ class Recorder:
 
     def __dlpack_device__(self):
         return self.inner.__dlpack_device__()
-
-
-class Holder:
-    """Presents one ready-made capsule through the protocol."""
-
-    def __init__(self, capsule, device):
-        self.capsule, self.device = capsule, device
-
-    def __dlpack__(self, **kwargs):
-        return self.capsule
-
-    def __dlpack_device__(self):
-        return self.device
-
-
