@@ -1,7 +1,9 @@
 /* libFuzzer target: the reference plugin's PJRT_Client_BufferFromHostBuffer
  * with fuzzed dims, element type, host byte strides, device layout and host
  * buffer semantics, through the raw C API (the plugin's sources are linked
- * into this target, so their coverage guides the fuzzer).
+ * into this target, so their coverage guides the fuzzer). The fuzzed call is
+ * made here; the set-up and read-back go through the command's direct PJRT
+ * calls (tools/raw.c), any failure of theirs aborting.
  *
  * Input format (missing bytes read as 0):
  *   control (1): bit 0 platform xpu (else cpu), bits 1-2 host_buffer_semantics
@@ -34,6 +36,7 @@
 #include "element_type.h" /* common/, as the plugin: bytes per element */
 #include "fuzz_reader.h"
 #include "pjrt_dlpack/pjrt_abi.h"
+#include "raw.h" /* tools/: the direct PJRT calls */
 
 #define MAX_SPAN ((int64_t)1 << 18)
 #define MAX_STORED 200
@@ -44,48 +47,22 @@ static const PJRT_Api *api;
 static PJRT_Client *clients[2];
 static PJRT_Device *devices[2];
 
-static void die(const char *what, PJRT_Error *err) {
-    const char *msg = "";
-    if (err != NULL) {
-        PJRT_Error_Message_Args m = {.struct_size = PJRT_Error_Message_Args_STRUCT_SIZE,
-                                     .error = err};
-        api->PJRT_Error_Message(&m);
-        msg = m.message;
-    }
-    fprintf(stderr, "fuzz_host_buffer: %s %s\n", what, msg);
+static void die(const char *what, const char *detail) {
+    fprintf(stderr, "fuzz_host_buffer: %s %s\n", what, detail);
     abort();
 }
 
-static PJRT_Error_Code code_of(PJRT_Error *err) {
-    PJRT_Error_GetCode_Args a = {.struct_size = PJRT_Error_GetCode_Args_STRUCT_SIZE, .error = err};
-    if (api->PJRT_Error_GetCode(&a) != NULL)
-        die("PJRT_Error_GetCode failed", NULL);
-    return a.code;
-}
+static char msg[1024]; /* the last raw_* call's message */
 
-static void free_error(PJRT_Error *err) {
-    PJRT_Error_Destroy_Args a = {.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE, .error = err};
-    api->PJRT_Error_Destroy(&a);
-}
-
-static void check(PJRT_Error *err, const char *what) {
-    if (err != NULL)
-        die(what, err);
-}
-
-static void await_and_destroy(PJRT_Event *e, const char *what) {
-    if (e == NULL)
-        return;
-    PJRT_Event_Await_Args a = {.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE, .event = e};
-    check(api->PJRT_Event_Await(&a), what);
-    PJRT_Event_Destroy_Args d = {.struct_size = PJRT_Event_Destroy_Args_STRUCT_SIZE, .event = e};
-    check(api->PJRT_Event_Destroy(&d), "PJRT_Event_Destroy");
+/* Aborts with the message unless `rc`, a raw_* call's code, is PJDL_OK. */
+static void check(pjdl_code rc, const char *what) {
+    if (rc != PJDL_OK)
+        die(what, msg);
 }
 
 static void setup(void) {
     api = GetPjrtApi();
-    PJRT_Plugin_Initialize_Args init = {.struct_size = PJRT_Plugin_Initialize_Args_STRUCT_SIZE};
-    check(api->PJRT_Plugin_Initialize(&init), "PJRT_Plugin_Initialize");
+    check(raw_plugin_initialize(api, msg, sizeof msg), "PJRT_Plugin_Initialize");
     static const char *const platforms[2] = {"cpu", "xpu"};
     for (int i = 0; i < 2; i++) {
         PJRT_NamedValue o = {.struct_size = PJRT_NamedValue_STRUCT_SIZE,
@@ -94,17 +71,9 @@ static void setup(void) {
                              .type = PJRT_NamedValue_kString,
                              .string_value = platforms[i],
                              .value_size = 3};
-        PJRT_Client_Create_Args c = {.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE,
-                                     .create_options = &o,
-                                     .num_options = 1};
-        check(api->PJRT_Client_Create(&c), "PJRT_Client_Create");
-        clients[i] = c.client;
-        PJRT_Client_AddressableDevices_Args d = {
-            .struct_size = PJRT_Client_AddressableDevices_Args_STRUCT_SIZE, .client = c.client};
-        check(api->PJRT_Client_AddressableDevices(&d), "PJRT_Client_AddressableDevices");
-        if (d.num_addressable_devices == 0)
-            die("no devices", NULL);
-        devices[i] = d.addressable_devices[0];
+        check(raw_client_create(api, &o, 1, &clients[i], msg, sizeof msg), "PJRT_Client_Create");
+        check(raw_client_device(api, clients[i], 0, &devices[i], msg, sizeof msg),
+              "PJRT_Client_AddressableDevices");
     }
 }
 
@@ -218,17 +187,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         .host_buffer_semantics = sem,
         .device = devices[plat],
         .device_layout = layout_kind ? &layout : NULL};
-    PJRT_Error *err = api->PJRT_Client_BufferFromHostBuffer(&a);
-    if (err != NULL) {
-        PJRT_Error_Code code = code_of(err);
-        if (code != PJRT_Error_Code_INVALID_ARGUMENT && code != PJRT_Error_Code_UNIMPLEMENTED)
-            die("unexpected error code", err);
-        free_error(err);
+    pjdl_code code =
+        raw_take_error(api, api->PJRT_Client_BufferFromHostBuffer(&a), msg, sizeof msg);
+    if (code != PJDL_OK) {
+        if (code != PJDL_INVALID_ARGUMENT && code != PJDL_UNIMPLEMENTED)
+            die("unexpected error code", msg);
         free(src);
         return 0;
     }
     if (reject)
-        die("accepted metadata that must be rejected", NULL);
+        die("accepted metadata that must be rejected", "");
 
     /* Read back compact row-major and compare with a naive walk. */
     unsigned char *out = malloc(nbytes ? nbytes : 1);
@@ -245,13 +213,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     host_layout.strides.struct_size = PJRT_Buffer_MemoryLayout_Strides_STRUCT_SIZE;
     host_layout.strides.byte_strides = row_major;
     host_layout.strides.num_byte_strides = ndim;
-    PJRT_Buffer_ToHostBuffer_Args t = {.struct_size = PJRT_Buffer_ToHostBuffer_Args_STRUCT_SIZE,
-                                       .src = a.buffer,
-                                       .host_layout = &host_layout,
-                                       .dst = out,
-                                       .dst_size = nbytes};
-    check(api->PJRT_Buffer_ToHostBuffer(&t), "PJRT_Buffer_ToHostBuffer");
-    await_and_destroy(t.event, "the device-to-host copy");
+    PJRT_Buffer_ToHostBuffer_Args t = {
+        .src = a.buffer, .host_layout = &host_layout, .dst = out, .dst_size = nbytes};
+    check(raw_buffer_to_host(api, &t, msg, sizeof msg), "PJRT_Buffer_ToHostBuffer");
     /* Every element of small arrays, a spread of a few thousand otherwise. */
     uint64_t step = elements / 4096 + 1;
     for (uint64_t lin = 0; lin < elements && nbytes > 0; lin += step) {
@@ -262,15 +226,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             rest /= (uint64_t)dims[i];
         }
         if (memcmp(out + lin * es, src + off, es) != 0)
-            die("read-back element differs from the source", NULL);
+            die("read-back element differs from the source", "");
     }
     free(out);
-    PJRT_Buffer_Destroy_Args d = {.struct_size = PJRT_Buffer_Destroy_Args_STRUCT_SIZE,
-                                  .buffer = a.buffer};
-    check(api->PJRT_Buffer_Destroy(&d), "PJRT_Buffer_Destroy");
+    if (raw_buffer_destroy(api, a.buffer) != PJDL_OK)
+        die("PJRT_Buffer_Destroy failed", "");
     /* Zero-copy semantics may alias src until the storage is released:
      * done_with_host_buffer says when the source may go. */
-    await_and_destroy(a.done_with_host_buffer, "done_with_host_buffer");
+    if (a.done_with_host_buffer != NULL)
+        check(raw_event_finish(api, a.done_with_host_buffer, msg, sizeof msg),
+              "done_with_host_buffer");
     free(src);
     return 0;
 }

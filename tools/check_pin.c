@@ -47,6 +47,8 @@ static void pin_raw_in(ck_ctx *ctx, ck_result *r, pjdl_memory *mem) {
     int64_t dims[1] = {PIN_FLOATS};
     PJRT_Client_BufferFromHostBuffer_Args h = ck_f32_host_args(ctx, want, dims, 1);
     h.memory = mem ? pjdl_memory_pjrt(mem) : NULL;
+    if (h.memory != NULL)
+        h.device = NULL; /* the memory says where */
     char msg[512];
     pjdl_code rc = raw_buffer_from_host(api, &h, msg, sizeof msg);
     PJRT_Buffer *pb = h.buffer;

@@ -3,7 +3,8 @@
  *
  * One concern per file: main.c (dispatch, help, exit codes), args.c
  * (command-line parsing), plugin_open.c (finding and loading the plugin,
- * creating the client), raw.c (direct PJRT calls), json.c (JSON output),
+ * creating the client), raw.c (direct PJRT calls, declared in raw.h and
+ * shared with the plugin's tests and fuzz target), json.c (JSON output),
  * util.c (progress, names, time), info.c, check*.c (check.c runs them and
  * reports), bench.c.
  */
@@ -16,6 +17,7 @@
 #include <stdio.h>
 
 #include "pjrt_dlpack.h"
+#include "raw.h"
 
 /* ------------------------------------------------------------ exit codes */
 
@@ -94,60 +96,6 @@ pjdl_code cli_plugin_load(cli_session *s);
 /* Creates the client with the --option values; prints an error on failure. */
 pjdl_code cli_client_create(cli_session *s);
 void cli_session_close(cli_session *s);
-
-/* ------------------------------------------------------------ raw PJRT */
-
-/* True if the table is long enough for the slot at `offset` and the slot is
- * not NULL. */
-bool raw_has_slot(const PJRT_Api *api, size_t offset);
-#define RAW_HAS(api, slot) raw_has_slot((api), offsetof(PJRT_Api, slot))
-
-/* Turns a PJRT_Error into a code and message (written to msg, may be NULL)
- * and destroys it; NULL is PJDL_OK. */
-pjdl_code raw_take_error(const PJRT_Api *api, PJRT_Error *error, char *msg, size_t msg_size);
-
-/* The plugin's stream extension, or NULL. */
-const PJRT_Stream_Extension *raw_stream_extension(const PJRT_Api *api);
-
-/* The plugin's table read ourselves, before the library judges it:
- * raw_get_api calls the GetPjrtApi of a handle dlopen()ed by the caller and
- * says whether the symbol exists (*api is NULL when it does not). Two steps,
- * so that `info` can tell a crash in the plugin's loading from one in
- * GetPjrtApi. */
-void raw_get_api(void *handle, bool *has_symbol, const PJRT_Api **api);
-
-/* The two wide calls take PJRT's own arguments struct: the caller sets the
- * fields it needs and zeroes the rest; the call sets struct_size, and the new
- * buffer is a->buffer.
- * PJRT_Client_BufferFromHostBuffer, kImmutableOnlyDuringCall (set here), on
- * a->device or, when given, in a->memory (a->device is then cleared); waits
- * for nothing but the host data's release. */
-pjdl_code raw_buffer_from_host(const PJRT_Api *api, PJRT_Client_BufferFromHostBuffer_Args *a,
-                               char *msg, size_t msg_size);
-pjdl_code raw_buffer_destroy(const PJRT_Api *api, PJRT_Buffer *buffer);
-pjdl_code raw_buffer_delete(const PJRT_Api *api, PJRT_Buffer *buffer, char *msg, size_t n);
-pjdl_code raw_buffer_increase(const PJRT_Api *api, PJRT_Buffer *buffer, char *msg, size_t n);
-pjdl_code raw_buffer_decrease(const PJRT_Api *api, PJRT_Buffer *buffer, char *msg, size_t n);
-pjdl_code raw_buffer_opaque_pointer(const PJRT_Api *api, PJRT_Buffer *buffer, void **out, char *msg,
-                                    size_t n);
-pjdl_code raw_buffer_unsafe_pointer(const PJRT_Api *api, PJRT_Buffer *buffer, uintptr_t *out,
-                                    char *msg, size_t n);
-pjdl_code raw_buffer_layout(const PJRT_Api *api, PJRT_Buffer *buffer, PJRT_Buffer_MemoryLayout *out,
-                            char *msg, size_t n);
-/* The device address: OpaqueDeviceMemoryDataPointer, or UnsafePointer where
- * that is missing or UNIMPLEMENTED. */
-pjdl_code raw_buffer_pointer(const PJRT_Api *api, PJRT_Buffer *buffer, void **out, char *msg,
-                             size_t n);
-pjdl_code raw_buffer_await(const PJRT_Api *api, PJRT_Buffer *buffer, char *msg, size_t n);
-/* Whether the buffer's ready event reports ready right now. */
-pjdl_code raw_buffer_is_ready(const PJRT_Api *api, PJRT_Buffer *buffer, bool *ready, char *msg,
-                              size_t n);
-pjdl_code raw_buffer_to_host(const PJRT_Api *api, PJRT_Buffer *buffer, void *dst, size_t size,
-                             char *msg, size_t n);
-/* PJRT_Client_CreateViewOfDeviceBuffer; a NULL on_delete_callback becomes
- * one that does nothing (XLA calls it unconditionally). */
-pjdl_code raw_create_view(const PJRT_Api *api, PJRT_Client_CreateViewOfDeviceBuffer_Args *a,
-                          char *msg, size_t n);
 
 /* ------------------------------------------------------------------ JSON */
 

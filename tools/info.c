@@ -161,8 +161,8 @@ static void probe_buffer_slots(cli_session *s, caps *c) {
     snprintf(from_host->probe, sizeof from_host->probe, "ok");
     const PJRT_Api *api = s->api;
     float back[4];
-    cap_result(&c->row[CAP_TO_HOST],
-               raw_buffer_to_host(api, pb, back, sizeof back, msg, sizeof msg), msg);
+    PJRT_Buffer_ToHostBuffer_Args t = {.src = pb, .dst = back, .dst_size = sizeof back};
+    cap_result(&c->row[CAP_TO_HOST], raw_buffer_to_host(api, &t, msg, sizeof msg), msg);
     if (c->row[CAP_INC].provided) {
         pjdl_code rc = raw_buffer_increase(api, pb, msg, sizeof msg);
         cap_result(&c->row[CAP_INC], rc, msg);

@@ -1,11 +1,13 @@
-/* Direct PJRT C API calls, for what the checks must observe in the plugin
- * itself rather than through the library. Every call checks that the slot
- * exists first: a missing slot is UNIMPLEMENTED, never a call. */
+/* Direct PJRT C API calls (raw.h): for what the command's checks must
+ * observe in the plugin itself rather than through the library, and for the
+ * plugin's tests and fuzz target. Every call checks that the slot exists
+ * first: a missing slot is UNIMPLEMENTED, never a call. */
+#include "raw.h"
+
 #include <dlfcn.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
-
-#include "cli.h"
 
 bool raw_has_slot(const PJRT_Api *api, size_t offset) {
     if (api == NULL || api->struct_size < offset + sizeof(void *))
@@ -83,21 +85,77 @@ const PJRT_Stream_Extension *raw_stream_extension(const PJRT_Api *api) {
     return NULL;
 }
 
-static void event_destroy(const PJRT_Api *api, PJRT_Event *ev) {
-    if (ev == NULL || !RAW_HAS(api, PJRT_Event_Destroy))
-        return;
-    PJRT_Event_Destroy_Args d = {.struct_size = PJRT_Event_Destroy_Args_STRUCT_SIZE, .event = ev};
-    raw_take_error(api, api->PJRT_Event_Destroy(&d), NULL, 0);
+pjdl_code raw_plugin_initialize(const PJRT_Api *api, char *msg, size_t n) {
+    RAW_REQUIRE(api, PJRT_Plugin_Initialize, msg, n);
+    PJRT_Plugin_Initialize_Args a = {.struct_size = PJRT_Plugin_Initialize_Args_STRUCT_SIZE};
+    return raw_take_error(api, api->PJRT_Plugin_Initialize(&a), msg, n);
 }
 
-/* Awaits `ev` where the plugin can, then destroys it. */
-static pjdl_code event_finish(const PJRT_Api *api, PJRT_Event *ev, char *msg, size_t n) {
-    pjdl_code rc = PJDL_OK;
-    if (RAW_HAS(api, PJRT_Event_Await)) {
-        PJRT_Event_Await_Args w = {.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE, .event = ev};
-        rc = raw_take_error(api, api->PJRT_Event_Await(&w), msg, n);
+pjdl_code raw_client_create(const PJRT_Api *api, const PJRT_NamedValue *options, size_t num_options,
+                            PJRT_Client **out, char *msg, size_t n) {
+    *out = NULL;
+    RAW_REQUIRE(api, PJRT_Client_Create, msg, n);
+    PJRT_Client_Create_Args a = {.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE,
+                                 .create_options = options,
+                                 .num_options = num_options};
+    pjdl_code rc = raw_take_error(api, api->PJRT_Client_Create(&a), msg, n);
+    if (rc == PJDL_OK)
+        *out = a.client;
+    return rc;
+}
+
+pjdl_code raw_client_destroy(const PJRT_Api *api, PJRT_Client *client, char *msg, size_t n) {
+    RAW_REQUIRE(api, PJRT_Client_Destroy, msg, n);
+    PJRT_Client_Destroy_Args a = {.struct_size = PJRT_Client_Destroy_Args_STRUCT_SIZE,
+                                  .client = client};
+    return raw_take_error(api, api->PJRT_Client_Destroy(&a), msg, n);
+}
+
+pjdl_code raw_client_device(const PJRT_Api *api, PJRT_Client *client, size_t index,
+                            PJRT_Device **out, char *msg, size_t n) {
+    RAW_REQUIRE(api, PJRT_Client_AddressableDevices, msg, n);
+    PJRT_Client_AddressableDevices_Args a = {
+        .struct_size = PJRT_Client_AddressableDevices_Args_STRUCT_SIZE, .client = client};
+    pjdl_code rc = raw_take_error(api, api->PJRT_Client_AddressableDevices(&a), msg, n);
+    if (rc != PJDL_OK)
+        return rc;
+    if (index >= a.num_addressable_devices) {
+        set_msg(msg, n, "no addressable device %zu (the client has %zu)", index,
+                a.num_addressable_devices);
+        return PJDL_OUT_OF_RANGE;
     }
-    event_destroy(api, ev);
+    *out = a.addressable_devices[index];
+    return PJDL_OK;
+}
+
+/* The calls whose arguments are one object (an event or a buffer, the
+ * arguments' field `field`) and nothing else. */
+#define RAW_CALL_ON(name, slot, type, field)                                                       \
+    pjdl_code name(const PJRT_Api *api, type *field, char *msg, size_t n) {                        \
+        RAW_REQUIRE(api, slot, msg, n);                                                            \
+        slot##_Args a = {.struct_size = slot##_Args_STRUCT_SIZE, .field = field};                  \
+        return raw_take_error(api, api->slot(&a), msg, n);                                         \
+    }
+
+RAW_CALL_ON(raw_event_await, PJRT_Event_Await, PJRT_Event, event)
+RAW_CALL_ON(raw_event_destroy, PJRT_Event_Destroy, PJRT_Event, event)
+
+pjdl_code raw_event_finish(const PJRT_Api *api, PJRT_Event *ev, char *msg, size_t n) {
+    pjdl_code rc = PJDL_OK;
+    if (RAW_HAS(api, PJRT_Event_Await))
+        rc = raw_event_await(api, ev, msg, n);
+    if (ev != NULL)
+        raw_event_destroy(api, ev, NULL, 0);
+    return rc;
+}
+
+pjdl_code raw_event_is_ready(const PJRT_Api *api, PJRT_Event *ev, bool *ready, char *msg,
+                             size_t n) {
+    RAW_REQUIRE(api, PJRT_Event_IsReady, msg, n);
+    PJRT_Event_IsReady_Args a = {.struct_size = PJRT_Event_IsReady_Args_STRUCT_SIZE, .event = ev};
+    pjdl_code rc = raw_take_error(api, api->PJRT_Event_IsReady(&a), msg, n);
+    if (rc == PJDL_OK)
+        *ready = a.is_ready;
     return rc;
 }
 
@@ -105,15 +163,18 @@ pjdl_code raw_buffer_from_host(const PJRT_Api *api, PJRT_Client_BufferFromHostBu
                                char *msg, size_t n) {
     RAW_REQUIRE(api, PJRT_Client_BufferFromHostBuffer, msg, n);
     a->struct_size = PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE;
-    a->host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
-    if (a->memory != NULL)
-        a->device = NULL;
     a->done_with_host_buffer = NULL;
     a->buffer = NULL;
     pjdl_code rc = raw_take_error(api, api->PJRT_Client_BufferFromHostBuffer(a), msg, n);
-    /* kImmutableOnlyDuringCall: done already; await anyway, then drop. */
-    if (rc == PJDL_OK && a->done_with_host_buffer != NULL)
-        event_finish(api, a->done_with_host_buffer, NULL, 0);
+    /* The host data's release (at once for kImmutableOnlyDuringCall); if it
+     * fails, so does the call. */
+    if (rc != PJDL_OK || a->done_with_host_buffer == NULL)
+        return rc;
+    rc = raw_event_finish(api, a->done_with_host_buffer, msg, n);
+    if (rc != PJDL_OK) {
+        raw_buffer_destroy(api, a->buffer);
+        a->buffer = NULL;
+    }
     return rc;
 }
 
@@ -125,22 +186,13 @@ pjdl_code raw_buffer_destroy(const PJRT_Api *api, PJRT_Buffer *buffer) {
     return raw_take_error(api, api->PJRT_Buffer_Destroy(&a), NULL, 0);
 }
 
-/* The calls whose arguments are one buffer and nothing else. */
-#define RAW_BUFFER_CALL(name, slot)                                                                \
-    pjdl_code name(const PJRT_Api *api, PJRT_Buffer *buffer, char *msg, size_t n) {                \
-        RAW_REQUIRE(api, slot, msg, n);                                                            \
-        slot##_Args a = {.struct_size = slot##_Args_STRUCT_SIZE, .buffer = buffer};                \
-        return raw_take_error(api, api->slot(&a), msg, n);                                         \
-    }
-
-RAW_BUFFER_CALL(raw_buffer_delete, PJRT_Buffer_Delete)
-RAW_BUFFER_CALL(raw_buffer_increase, PJRT_Buffer_IncreaseExternalReferenceCount)
-RAW_BUFFER_CALL(raw_buffer_decrease, PJRT_Buffer_DecreaseExternalReferenceCount)
+RAW_CALL_ON(raw_buffer_delete, PJRT_Buffer_Delete, PJRT_Buffer, buffer)
+RAW_CALL_ON(raw_buffer_increase, PJRT_Buffer_IncreaseExternalReferenceCount, PJRT_Buffer, buffer)
+RAW_CALL_ON(raw_buffer_decrease, PJRT_Buffer_DecreaseExternalReferenceCount, PJRT_Buffer, buffer)
 
 /* The calls whose arguments are one buffer and one result. */
-#define RAW_BUFFER_GET(storage, name, slot, type, field)                                           \
-    storage pjdl_code name(const PJRT_Api *api, PJRT_Buffer *buffer, type *out, char *msg,         \
-                           size_t n) {                                                             \
+#define RAW_BUFFER_GET(name, slot, type, field)                                                    \
+    pjdl_code name(const PJRT_Api *api, PJRT_Buffer *buffer, type *out, char *msg, size_t n) {     \
         RAW_REQUIRE(api, slot, msg, n);                                                            \
         slot##_Args a = {.struct_size = slot##_Args_STRUCT_SIZE, .buffer = buffer};                \
         pjdl_code rc = raw_take_error(api, api->slot(&a), msg, n);                                 \
@@ -149,12 +201,12 @@ RAW_BUFFER_CALL(raw_buffer_decrease, PJRT_Buffer_DecreaseExternalReferenceCount)
         return rc;                                                                                 \
     }
 
-RAW_BUFFER_GET(, raw_buffer_opaque_pointer, PJRT_Buffer_OpaqueDeviceMemoryDataPointer, void *,
+RAW_BUFFER_GET(raw_buffer_opaque_pointer, PJRT_Buffer_OpaqueDeviceMemoryDataPointer, void *,
                device_memory_ptr)
-RAW_BUFFER_GET(, raw_buffer_unsafe_pointer, PJRT_Buffer_UnsafePointer, uintptr_t, buffer_pointer)
-RAW_BUFFER_GET(, raw_buffer_layout, PJRT_Buffer_GetMemoryLayout, PJRT_Buffer_MemoryLayout, layout)
-/* The buffer's ready event; the caller destroys it. */
-RAW_BUFFER_GET(static, ready_event, PJRT_Buffer_ReadyEvent, PJRT_Event *, event)
+RAW_BUFFER_GET(raw_buffer_unsafe_pointer, PJRT_Buffer_UnsafePointer, uintptr_t, buffer_pointer)
+RAW_BUFFER_GET(raw_buffer_layout, PJRT_Buffer_GetMemoryLayout, PJRT_Buffer_MemoryLayout, layout)
+RAW_BUFFER_GET(raw_buffer_device, PJRT_Buffer_Device, PJRT_Device *, device)
+RAW_BUFFER_GET(raw_buffer_ready_event, PJRT_Buffer_ReadyEvent, PJRT_Event *, event)
 
 pjdl_code raw_buffer_pointer(const PJRT_Api *api, PJRT_Buffer *buffer, void **out, char *msg,
                              size_t n) {
@@ -173,37 +225,33 @@ pjdl_code raw_buffer_pointer(const PJRT_Api *api, PJRT_Buffer *buffer, void **ou
 pjdl_code raw_buffer_await(const PJRT_Api *api, PJRT_Buffer *buffer, char *msg, size_t n) {
     RAW_REQUIRE(api, PJRT_Event_Await, msg, n);
     PJRT_Event *ev = NULL;
-    pjdl_code rc = ready_event(api, buffer, &ev, msg, n);
-    return rc == PJDL_OK ? event_finish(api, ev, msg, n) : rc;
+    pjdl_code rc = raw_buffer_ready_event(api, buffer, &ev, msg, n);
+    return rc == PJDL_OK ? raw_event_finish(api, ev, msg, n) : rc;
 }
 
 pjdl_code raw_buffer_is_ready(const PJRT_Api *api, PJRT_Buffer *buffer, bool *ready, char *msg,
                               size_t n) {
     RAW_REQUIRE(api, PJRT_Event_IsReady, msg, n);
     PJRT_Event *ev = NULL;
-    pjdl_code rc = ready_event(api, buffer, &ev, msg, n);
+    pjdl_code rc = raw_buffer_ready_event(api, buffer, &ev, msg, n);
     if (rc != PJDL_OK)
         return rc;
-    PJRT_Event_IsReady_Args a = {.struct_size = PJRT_Event_IsReady_Args_STRUCT_SIZE, .event = ev};
-    rc = raw_take_error(api, api->PJRT_Event_IsReady(&a), msg, n);
-    if (rc == PJDL_OK)
-        *ready = a.is_ready;
-    event_destroy(api, ev);
+    rc = raw_event_is_ready(api, ev, ready, msg, n);
+    if (ev != NULL)
+        raw_event_destroy(api, ev, NULL, 0);
     return rc;
 }
 
-pjdl_code raw_buffer_to_host(const PJRT_Api *api, PJRT_Buffer *buffer, void *dst, size_t size,
-                             char *msg, size_t n) {
+pjdl_code raw_buffer_to_host(const PJRT_Api *api, PJRT_Buffer_ToHostBuffer_Args *a, char *msg,
+                             size_t n) {
     RAW_REQUIRE(api, PJRT_Buffer_ToHostBuffer, msg, n);
     RAW_REQUIRE(api, PJRT_Event_Await, msg, n);
-    PJRT_Buffer_ToHostBuffer_Args a = {.struct_size = PJRT_Buffer_ToHostBuffer_Args_STRUCT_SIZE,
-                                       .src = buffer,
-                                       .dst = dst,
-                                       .dst_size = size};
-    pjdl_code rc = raw_take_error(api, api->PJRT_Buffer_ToHostBuffer(&a), msg, n);
-    if (rc != PJDL_OK || a.event == NULL)
+    a->struct_size = PJRT_Buffer_ToHostBuffer_Args_STRUCT_SIZE;
+    a->event = NULL;
+    pjdl_code rc = raw_take_error(api, api->PJRT_Buffer_ToHostBuffer(a), msg, n);
+    if (rc != PJDL_OK || a->event == NULL)
         return rc;
-    return event_finish(api, a.event, msg, n);
+    return raw_event_finish(api, a->event, msg, n);
 }
 
 /* XLA wraps the callback in a std::function and calls it unconditionally:

@@ -2,7 +2,9 @@
  * Helpers for the tests of the reference PJRT plugin: they load
  * libpjrt_ref.so with dlopen from $PJRT_REF_PLUGIN, exactly as a user would,
  * and wrap the most common calls. Every helper fails the current cmocka test
- * on an unexpected error.
+ * on an unexpected error. The calls themselves are the command's direct PJRT
+ * layer (tools/raw.c, compiled into each test); these are thin veneers that
+ * fail the test, or return a pu_result for the test to judge.
  */
 #ifndef PJDL_TESTS_PLUGIN_UTIL_H
 #define PJDL_TESTS_PLUGIN_UTIL_H
@@ -20,6 +22,7 @@
 
 #include "pjrt_dlpack/pjrt_abi.h"
 #include "pjrt_ref_ext.h"
+#include "raw.h"
 
 /* The plugin's table, loaded once per test process. */
 static const PJRT_Api *pu_api;
@@ -75,52 +78,47 @@ static inline void pu_unload(void) {
 
 /* ------------------------------------------------------------------ errors */
 
-static inline PJRT_Error_Code pu_code(PJRT_Error *err) {
-    PJRT_Error_GetCode_Args a = {.struct_size = PJRT_Error_GetCode_Args_STRUCT_SIZE, .error = err};
-    PJRT_Error *e2 = pu_api->PJRT_Error_GetCode(&a);
-    assert_null(e2);
-    return a.code;
+/* A call's outcome: its code (PJDL_OK, or PJRT's error code) and message. */
+typedef struct pu_result {
+    pjdl_code code;
+    char msg[512];
+} pu_result;
+
+/* Takes (reads and destroys) a PJRT_Error; NULL is PJDL_OK. */
+static inline pu_result pu_take(PJRT_Error *err) {
+    pu_result r;
+    r.code = raw_take_error(pu_api, err, r.msg, sizeof r.msg);
+    return r;
 }
 
-/* Copies the message into a static buffer (valid until the next call). */
-static inline const char *pu_message(PJRT_Error *err) {
-    static _Thread_local char buf[1024];
-    PJRT_Error_Message_Args a = {.struct_size = PJRT_Error_Message_Args_STRUCT_SIZE, .error = err};
-    pu_api->PJRT_Error_Message(&a);
-    size_t n = a.message_size < sizeof(buf) - 1 ? a.message_size : sizeof(buf) - 1;
-    memcpy(buf, a.message, n);
-    buf[n] = '\0';
-    return buf;
+static inline pu_result pu_result_same(pu_result r) {
+    return r;
 }
 
-static inline void pu_free_error(PJRT_Error *err) {
-    PJRT_Error_Destroy_Args a = {.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE, .error = err};
-    pu_api->PJRT_Error_Destroy(&a);
-}
+/* The pu_result of `e`: a pu_result already, or a PJRT_Error * taken. */
+#define PU_RESULT(e) _Generic((e), pu_result : pu_result_same, default : pu_take)(e)
 
-/* Fails the test with the error's message if err is not NULL. */
+/* Fails the test with the message unless `expr` (a PJRT_Error * or a
+ * pu_result) succeeded. */
 #define PU_OK(expr)                                                                                \
     do {                                                                                           \
-        PJRT_Error *pu_e_ = (expr);                                                                \
-        if (pu_e_ != NULL) {                                                                       \
-            fail_msg("%s failed: %s", #expr, pu_message(pu_e_));                                   \
-        }                                                                                          \
+        pu_result pu_r_ = PU_RESULT(expr);                                                         \
+        if (pu_r_.code != PJDL_OK)                                                                 \
+            fail_msg("%s failed: %s", #expr, pu_r_.msg);                                           \
     } while (0)
 
-/* Asserts that err has `code` and that its message contains `needle`, then
- * frees it. */
-#define PU_EXPECT_ERROR(expr, code, needle)                                                        \
+/* Asserts that `expr` (a PJRT_Error * or a pu_result) failed with code `want`
+ * and a message containing `needle`. */
+#define PU_EXPECT_ERROR(expr, want, needle)                                                        \
     do {                                                                                           \
-        PJRT_Error *pu_e_ = (expr);                                                                \
-        if (pu_e_ == NULL)                                                                         \
-            fail_msg("%s succeeded; expected error code %d", #expr, (int)(code));                  \
-        const char *pu_m_ = pu_message(pu_e_);                                                     \
-        if (pu_code(pu_e_) != (code))                                                              \
-            fail_msg("%s: code %d, expected %d (%s)", #expr, (int)pu_code(pu_e_), (int)(code),     \
-                     pu_m_);                                                                       \
-        if (strstr(pu_m_, (needle)) == NULL)                                                       \
-            fail_msg("%s: message '%s' does not contain '%s'", #expr, pu_m_, (needle));            \
-        pu_free_error(pu_e_);                                                                      \
+        pu_result pu_r_ = PU_RESULT(expr);                                                         \
+        if (pu_r_.code == PJDL_OK)                                                                 \
+            fail_msg("%s succeeded; expected error code %d", #expr, (int)(want));                  \
+        if ((int)pu_r_.code != (int)(want))                                                        \
+            fail_msg("%s: code %d, expected %d (%s)", #expr, (int)pu_r_.code, (int)(want),         \
+                     pu_r_.msg);                                                                   \
+        if (strstr(pu_r_.msg, (needle)) == NULL)                                                   \
+            fail_msg("%s: message '%s' does not contain '%s'", #expr, pu_r_.msg, (needle));        \
     } while (0)
 
 /* ------------------------------------------------------------------ client */
@@ -145,13 +143,10 @@ static inline PJRT_NamedValue pu_opt_int(const char *name, int64_t value) {
     return v;
 }
 
-static inline PJRT_Error *pu_try_client(const PJRT_NamedValue *opts, size_t n, PJRT_Client **out) {
-    PJRT_Client_Create_Args a = {.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE,
-                                 .create_options = opts,
-                                 .num_options = n};
-    PJRT_Error *err = pu_load()->PJRT_Client_Create(&a);
-    *out = a.client;
-    return err;
+static inline pu_result pu_try_client(const PJRT_NamedValue *opts, size_t n, PJRT_Client **out) {
+    pu_result r;
+    r.code = raw_client_create(pu_load(), opts, n, out, r.msg, sizeof r.msg);
+    return r;
 }
 
 static inline PJRT_Client *pu_client(const PJRT_NamedValue *opts, size_t n) {
@@ -197,17 +192,18 @@ static inline int64_t pu_fail_allocation(int64_t nth) {
 /* Destroys a client after asserting none of its buffers leaked. */
 static inline void pu_destroy_client(PJRT_Client *client) {
     assert_int_equal(pu_live(client), 0);
-    PJRT_Client_Destroy_Args a = {.struct_size = PJRT_Client_Destroy_Args_STRUCT_SIZE,
-                                  .client = client};
-    PU_OK(pu_api->PJRT_Client_Destroy(&a));
+    pu_result r;
+    r.code = raw_client_destroy(pu_api, client, r.msg, sizeof r.msg);
+    PU_OK(r);
 }
 
+/* The client's (addressable) device i. */
 static inline PJRT_Device *pu_device(PJRT_Client *client, size_t i) {
-    PJRT_Client_Devices_Args a = {.struct_size = PJRT_Client_Devices_Args_STRUCT_SIZE,
-                                  .client = client};
-    PU_OK(pu_api->PJRT_Client_Devices(&a));
-    assert_true(i < a.num_devices);
-    return a.devices[i];
+    PJRT_Device *d = NULL;
+    pu_result r;
+    r.code = raw_client_device(pu_api, client, i, &d, r.msg, sizeof r.msg);
+    PU_OK(r);
+    return d;
 }
 
 /* The memory of `device` whose kind is `kind`. */
@@ -245,52 +241,54 @@ static inline PJRT_Client_BufferFromHostBuffer_Args pu_h2d_args(PJRT_Client *cli
 }
 
 static inline void pu_destroy_event(PJRT_Event *e) {
-    PJRT_Event_Destroy_Args a = {.struct_size = PJRT_Event_Destroy_Args_STRUCT_SIZE, .event = e};
-    PU_OK(pu_api->PJRT_Event_Destroy(&a));
+    pu_result r;
+    r.code = raw_event_destroy(pu_api, e, r.msg, sizeof r.msg);
+    PU_OK(r);
 }
 
-static inline PJRT_Error *pu_await(PJRT_Event *e) {
-    PJRT_Event_Await_Args a = {.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE, .event = e};
-    return pu_api->PJRT_Event_Await(&a);
+static inline pu_result pu_await(PJRT_Event *e) {
+    pu_result r;
+    r.code = raw_event_await(pu_api, e, r.msg, sizeof r.msg);
+    return r;
 }
 
 static inline bool pu_is_ready(PJRT_Event *e) {
-    PJRT_Event_IsReady_Args a = {.struct_size = PJRT_Event_IsReady_Args_STRUCT_SIZE, .event = e};
-    PU_OK(pu_api->PJRT_Event_IsReady(&a));
-    return a.is_ready;
+    bool ready = false;
+    pu_result r;
+    r.code = raw_event_is_ready(pu_api, e, &ready, r.msg, sizeof r.msg);
+    PU_OK(r);
+    return ready;
 }
 
 /* Finishes an asynchronous call: returns the call's error `err`, or else
  * awaits the event it returned in *event (read after the call), destroys it
  * and returns the event's error. */
-static inline PJRT_Error *pu_finish(PJRT_Error *err, PJRT_Event *const *event) {
-    if (err != NULL)
-        return err;
+static inline pu_result pu_finish(PJRT_Error *err, PJRT_Event *const *event) {
+    pu_result r = pu_take(err);
+    if (r.code != PJDL_OK)
+        return r;
     assert_non_null(*event);
-    err = pu_await(*event);
-    pu_destroy_event(*event);
-    return err;
+    r.code = raw_event_finish(pu_api, *event, r.msg, sizeof r.msg);
+    return r;
 }
 
 /* Runs a BufferFromHostBuffer call, awaits and frees its done event; the
  * buffer may not be ready yet (xpu). */
 static inline PJRT_Buffer *pu_h2d_async(PJRT_Client_BufferFromHostBuffer_Args *a) {
-    PU_OK(pu_api->PJRT_Client_BufferFromHostBuffer(a));
+    pu_result r;
+    r.code = raw_buffer_from_host(pu_api, a, r.msg, sizeof r.msg);
+    PU_OK(r);
     assert_non_null(a->buffer);
-    assert_non_null(a->done_with_host_buffer);
-    PU_OK(pu_await(a->done_with_host_buffer));
-    pu_destroy_event(a->done_with_host_buffer);
+    assert_non_null(a->done_with_host_buffer); /* already destroyed */
     return a->buffer;
 }
-
-static inline PJRT_Event *pu_ready_event(PJRT_Buffer *b);
 
 /* Like pu_h2d_async, then waits until the buffer is ready. */
 static inline PJRT_Buffer *pu_h2d(PJRT_Client_BufferFromHostBuffer_Args *a) {
     PJRT_Buffer *b = pu_h2d_async(a);
-    PJRT_Event *ready = pu_ready_event(b);
-    PU_OK(pu_await(ready));
-    pu_destroy_event(ready);
+    pu_result r;
+    r.code = raw_buffer_await(pu_api, b, r.msg, sizeof r.msg);
+    PU_OK(r);
     return b;
 }
 
@@ -303,57 +301,64 @@ static inline PJRT_Buffer *pu_f32(PJRT_Client *client, const float *data, const 
 }
 
 static inline void pu_destroy_buffer(PJRT_Buffer *b) {
-    PJRT_Buffer_Destroy_Args a = {.struct_size = PJRT_Buffer_Destroy_Args_STRUCT_SIZE, .buffer = b};
-    PU_OK(pu_api->PJRT_Buffer_Destroy(&a));
+    pjdl_code rc = raw_buffer_destroy(pu_api, b);
+    if (rc != PJDL_OK)
+        fail_msg("PJRT_Buffer_Destroy failed: code %d", (int)rc);
 }
 
-static inline PJRT_Error *pu_delete_buffer(PJRT_Buffer *b) {
-    PJRT_Buffer_Delete_Args a = {.struct_size = PJRT_Buffer_Delete_Args_STRUCT_SIZE, .buffer = b};
-    return pu_api->PJRT_Buffer_Delete(&a);
+/* The calls on one buffer whose outcome the test judges. */
+static inline pu_result pu_delete_buffer(PJRT_Buffer *b) {
+    pu_result r;
+    r.code = raw_buffer_delete(pu_api, b, r.msg, sizeof r.msg);
+    return r;
 }
 
-static inline PJRT_Error *pu_pin(PJRT_Buffer *b) {
-    PJRT_Buffer_IncreaseExternalReferenceCount_Args a = {
-        .struct_size = PJRT_Buffer_IncreaseExternalReferenceCount_Args_STRUCT_SIZE, .buffer = b};
-    return pu_api->PJRT_Buffer_IncreaseExternalReferenceCount(&a);
+static inline pu_result pu_pin(PJRT_Buffer *b) {
+    pu_result r;
+    r.code = raw_buffer_increase(pu_api, b, r.msg, sizeof r.msg);
+    return r;
 }
 
-static inline PJRT_Error *pu_unpin(PJRT_Buffer *b) {
-    PJRT_Buffer_DecreaseExternalReferenceCount_Args a = {
-        .struct_size = PJRT_Buffer_DecreaseExternalReferenceCount_Args_STRUCT_SIZE, .buffer = b};
-    return pu_api->PJRT_Buffer_DecreaseExternalReferenceCount(&a);
+static inline pu_result pu_unpin(PJRT_Buffer *b) {
+    pu_result r;
+    r.code = raw_buffer_decrease(pu_api, b, r.msg, sizeof r.msg);
+    return r;
 }
 
+/* The calls on one buffer that must succeed: their result. */
 static inline void *pu_pointer(PJRT_Buffer *b) {
-    PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args a = {
-        .struct_size = PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args_STRUCT_SIZE, .buffer = b};
-    PU_OK(pu_api->PJRT_Buffer_OpaqueDeviceMemoryDataPointer(&a));
-    return a.device_memory_ptr;
+    void *p = NULL;
+    pu_result r;
+    r.code = raw_buffer_opaque_pointer(pu_api, b, &p, r.msg, sizeof r.msg);
+    PU_OK(r);
+    return p;
 }
 
 static inline PJRT_Device *pu_buffer_device(PJRT_Buffer *b) {
-    PJRT_Buffer_Device_Args a = {.struct_size = PJRT_Buffer_Device_Args_STRUCT_SIZE, .buffer = b};
-    PU_OK(pu_api->PJRT_Buffer_Device(&a));
-    return a.device;
+    PJRT_Device *d = NULL;
+    pu_result r;
+    r.code = raw_buffer_device(pu_api, b, &d, r.msg, sizeof r.msg);
+    PU_OK(r);
+    return d;
 }
 
 static inline PJRT_Event *pu_ready_event(PJRT_Buffer *b) {
-    PJRT_Buffer_ReadyEvent_Args a = {.struct_size = PJRT_Buffer_ReadyEvent_Args_STRUCT_SIZE,
-                                     .buffer = b};
-    PU_OK(pu_api->PJRT_Buffer_ReadyEvent(&a));
-    return a.event;
+    PJRT_Event *e = NULL;
+    pu_result r;
+    r.code = raw_buffer_ready_event(pu_api, b, &e, r.msg, sizeof r.msg);
+    PU_OK(r);
+    return e;
 }
 
-/* Copies a buffer to host with an optional host layout; returns the event's
- * error (NULL on success). */
-static inline PJRT_Error *pu_to_host(PJRT_Buffer *b, void *dst, size_t size,
-                                     PJRT_Buffer_MemoryLayout *layout) {
-    PJRT_Buffer_ToHostBuffer_Args a = {.struct_size = PJRT_Buffer_ToHostBuffer_Args_STRUCT_SIZE,
-                                       .src = b,
-                                       .host_layout = layout,
-                                       .dst = dst,
-                                       .dst_size = size};
-    return pu_finish(pu_api->PJRT_Buffer_ToHostBuffer(&a), &a.event);
+/* Copies a buffer to host with an optional host layout; returns the
+ * outcome of the call and of its event. */
+static inline pu_result pu_to_host(PJRT_Buffer *b, void *dst, size_t size,
+                                   PJRT_Buffer_MemoryLayout *layout) {
+    PJRT_Buffer_ToHostBuffer_Args a = {
+        .src = b, .host_layout = layout, .dst = dst, .dst_size = size};
+    pu_result r;
+    r.code = raw_buffer_to_host(pu_api, &a, r.msg, sizeof r.msg);
+    return r;
 }
 
 /* A layout of `n` entries: minor_to_major (type Tiled, no tiles) or byte

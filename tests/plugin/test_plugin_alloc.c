@@ -6,15 +6,16 @@
 
 #include "plugin_util.h"
 
-/* NULL or RESOURCE_EXHAUSTED: true if the call succeeded. */
-static bool ok(PJRT_Error *err) {
-    if (err == NULL)
+/* Success or RESOURCE_EXHAUSTED: true if the call succeeded. */
+static bool ok_result(pu_result r) {
+    if (r.code == PJDL_OK)
         return true;
-    if (pu_code(err) != PJRT_Error_Code_RESOURCE_EXHAUSTED)
-        fail_msg("unexpected error under allocation failure: %s", pu_message(err));
-    pu_free_error(err);
+    if (r.code != PJDL_RESOURCE_EXHAUSTED)
+        fail_msg("unexpected error under allocation failure: %s", r.msg);
     return false;
 }
+/* `e`: a PJRT_Error * or a pu_result. */
+#define ok(e) ok_result(PU_RESULT(e))
 
 /* Returns true if the scenario ran to the end without a failure. */
 static bool scenario(const char *platform, int *view_created, int *view_deleted) {

@@ -501,7 +501,7 @@ static void test_copies(void **state) {
     pu_destroy_buffer(b);
 }
 
-static PJRT_Error *raw_to_host(PJRT_Buffer *b, void *dst, int64_t offset, int64_t size) {
+static pu_result copy_raw_to_host(PJRT_Buffer *b, void *dst, int64_t offset, int64_t size) {
     PJRT_Buffer_CopyRawToHost_Args r = {.struct_size = PJRT_Buffer_CopyRawToHost_Args_STRUCT_SIZE,
                                         .buffer = b,
                                         .dst = dst,
@@ -518,12 +518,13 @@ static void test_copy_raw_to_host(void **state) {
         pu_h2d_args(client, data, PJRT_Buffer_Type_S32, dims, 1);
     PJRT_Buffer *b = pu_h2d(&a);
     int32_t out[3] = {0};
-    PU_OK(raw_to_host(b, out, 8, 12));
+    PU_OK(copy_raw_to_host(b, out, 8, 12));
     assert_int_equal(out[0], 12);
     assert_int_equal(out[2], 14);
-    PU_EXPECT_ERROR(raw_to_host(b, out, 28, 8), PJRT_Error_Code_INVALID_ARGUMENT, "outside");
-    PU_EXPECT_ERROR(raw_to_host(b, out, -4, 4), PJRT_Error_Code_INVALID_ARGUMENT, "outside");
-    PU_EXPECT_ERROR(raw_to_host(b, NULL, 0, 4), PJRT_Error_Code_INVALID_ARGUMENT, "dst is NULL");
+    PU_EXPECT_ERROR(copy_raw_to_host(b, out, 28, 8), PJRT_Error_Code_INVALID_ARGUMENT, "outside");
+    PU_EXPECT_ERROR(copy_raw_to_host(b, out, -4, 4), PJRT_Error_Code_INVALID_ARGUMENT, "outside");
+    PU_EXPECT_ERROR(copy_raw_to_host(b, NULL, 0, 4), PJRT_Error_Code_INVALID_ARGUMENT,
+                    "dst is NULL");
     pu_destroy_buffer(b);
 }
 

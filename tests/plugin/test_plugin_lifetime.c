@@ -275,7 +275,7 @@ static void *worker(void *arg) {
         seed = seed * 1103515245u + 12345u;
         int pins = (int)(seed >> 16) % 3;
         for (int p = 0; p < pins; p++) {
-            if (pu_pin(b) != NULL || pu_pin(v.buffer) != NULL)
+            if (pu_pin(b).code != PJDL_OK || pu_pin(v.buffer).code != PJDL_OK)
                 return (void *)3;
         }
         const float *data = pu_pointer(b);
@@ -286,7 +286,7 @@ static void *worker(void *arg) {
         if (pins > 0 && data[31] != (float)(r + 31))
             return (void *)4;
         for (int p = 0; p < pins; p++) {
-            if (pu_unpin(b) != NULL || pu_unpin(v.buffer) != NULL)
+            if (pu_unpin(b).code != PJDL_OK || pu_unpin(v.buffer).code != PJDL_OK)
                 return (void *)5;
         }
         pu_destroy_buffer(b);
