@@ -326,29 +326,18 @@ static inline pu_result pu_unpin(PJRT_Buffer *b) {
 }
 
 /* The calls on one buffer that must succeed: their result. */
-static inline void *pu_pointer(PJRT_Buffer *b) {
-    void *p = NULL;
-    pu_result r;
-    r.code = raw_buffer_opaque_pointer(pu_api, b, &p, r.msg, sizeof r.msg);
-    PU_OK(r);
-    return p;
-}
-
-static inline PJRT_Device *pu_buffer_device(PJRT_Buffer *b) {
-    PJRT_Device *d = NULL;
-    pu_result r;
-    r.code = raw_buffer_device(pu_api, b, &d, r.msg, sizeof r.msg);
-    PU_OK(r);
-    return d;
-}
-
-static inline PJRT_Event *pu_ready_event(PJRT_Buffer *b) {
-    PJRT_Event *e = NULL;
-    pu_result r;
-    r.code = raw_buffer_ready_event(pu_api, b, &e, r.msg, sizeof r.msg);
-    PU_OK(r);
-    return e;
-}
+#define PU_BUFFER_QUERY(name, type, raw_fn)                                                        \
+    static inline type name(PJRT_Buffer *b) {                                                      \
+        type out = NULL;                                                                           \
+        pu_result r;                                                                               \
+        r.code = raw_fn(pu_api, b, &out, r.msg, sizeof r.msg);                                     \
+        PU_OK(r);                                                                                  \
+        return out;                                                                                \
+    }
+PU_BUFFER_QUERY(pu_pointer, void *, raw_buffer_opaque_pointer)
+PU_BUFFER_QUERY(pu_buffer_device, PJRT_Device *, raw_buffer_device)
+PU_BUFFER_QUERY(pu_ready_event, PJRT_Event *, raw_buffer_ready_event)
+#undef PU_BUFFER_QUERY
 
 /* Copies a buffer to host with an optional host layout; returns the
  * outcome of the call and of its event. */
