@@ -42,12 +42,11 @@ pjdl_code pjdl__alloc(size_t size, const char *what, void *out) {
     /* malloc + memset, not calloc: glibc's calloc bypasses the per-thread
      * cache, which makes it several times slower than this for the small
      * objects of the hot paths. */
-    void *p = injected_failure() ? NULL : malloc(size ? size : 1);
-    if (p != NULL)
-        memset(p, 0, size);
+    void *p = pjdl__malloc(size);
     if (p == NULL)
         return pjdl__fail(PJDL_RESOURCE_EXHAUSTED, "out of memory allocating %zu bytes for %s",
                           size, what);
+    memset(p, 0, size);
     memcpy(out, &p, sizeof p);
     return PJDL_OK;
 }

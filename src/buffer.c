@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "import.h"
+#include "element_type.h"
 #include "internal.h"
 
 void pjdl__pjrt_buffer_destroy(const PJRT_Api *api, PJRT_Buffer *buffer) {
@@ -15,11 +16,8 @@ void pjdl__pjrt_buffer_destroy(const PJRT_Api *api, PJRT_Buffer *buffer) {
 
 static pjdl_code read_type_and_dims(const pjdl_plugin *p, PJRT_Buffer *pjrt, PJRT_Buffer_Type *type,
                                     const int64_t **dims, size_t *ndim) {
-    pjdl_code code = PJDL_NEED(p, PJRT_Buffer_ElementType);
-    if (code == PJDL_OK)
-        code = PJDL_NEED(p, PJRT_Buffer_Dimensions);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_NEED(p, PJRT_Buffer_ElementType));
+    PJDL_TRY(PJDL_NEED(p, PJRT_Buffer_Dimensions));
     PJRT_Buffer_ElementType_Args t = {.struct_size = PJRT_Buffer_ElementType_Args_STRUCT_SIZE,
                                       .buffer = pjrt};
     PJDL_TRY(PJDL_CALL(p->api, PJRT_Buffer_ElementType, &t));
@@ -38,7 +36,7 @@ static pjdl_code read_type_and_dims(const pjdl_plugin *p, PJRT_Buffer *pjrt, PJR
         if (d.dims[i] < 0)
             return pjdl__fail(PJDL_INTERNAL, "PJRT_Buffer_Dimensions reports dimension %zu as %lld",
                               i, (long long)d.dims[i]);
-    if (t.type == PJRT_Buffer_Type_INVALID || strcmp(pjdl_pjrt_type_name(t.type), "invalid") == 0)
+    if (t.type == PJRT_Buffer_Type_INVALID || pjdl__element_type_of(t.type) == NULL)
         return pjdl__fail(PJDL_UNIMPLEMENTED,
                           "PJRT_Buffer_ElementType reports element type %d, which is not a "
                           "PJRT_Buffer_Type this library knows",

@@ -40,8 +40,7 @@ pjdl_code pjdl_buffer_await(pjdl_buffer *buffer) {
 
 /* A compact row-major host layout for ToHostBuffer. */
 static void row_major_layout(size_t ndim, int64_t *minor_to_major, PJRT_Buffer_MemoryLayout *l) {
-    for (size_t i = 0; i < ndim; i++)
-        minor_to_major[i] = (int64_t)(ndim - 1 - i);
+    pjdl__c_order(minor_to_major, (int32_t)ndim);
     memset(l, 0, sizeof *l);
     l->struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE;
     l->type = PJRT_Buffer_MemoryLayout_Type_Tiled;

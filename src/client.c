@@ -47,19 +47,15 @@ static pjdl_code create_pjrt_client(pjdl_plugin *plugin, const pjdl_option *opti
                                     PJRT_Client **out) {
     /* Without the destroy functions every client and event made would leak:
      * refuse such a plugin up front rather than leak. */
-    pjdl_code code = PJDL_NEED(plugin, PJRT_Client_Create);
-    if (code == PJDL_OK)
-        code = PJDL_NEED(plugin, PJRT_Client_Destroy);
-    if (code == PJDL_OK)
-        code = PJDL_NEED(plugin, PJRT_Event_Destroy);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_NEED(plugin, PJRT_Client_Create));
+    PJDL_TRY(PJDL_NEED(plugin, PJRT_Client_Destroy));
+    PJDL_TRY(PJDL_NEED(plugin, PJRT_Event_Destroy));
     if (n > 0 && options == NULL)
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "%zu client options but options is NULL", n);
     if (n > SIZE_MAX / sizeof(PJRT_NamedValue))
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "too many client options (%zu)", n);
     PJRT_NamedValue *values = NULL;
-    code = pjdl__alloc(n * sizeof *values, "client options", &values);
+    pjdl_code code = pjdl__alloc(n * sizeof *values, "client options", &values);
     for (size_t i = 0; code == PJDL_OK && i < n; i++)
         code = named_value(&options[i], &values[i]);
     if (code == PJDL_OK) {

@@ -169,9 +169,7 @@ pjdl_code pjdl_dtype_to_pjrt(DLDataType dtype, PJRT_Buffer_Type *out) {
     if (out == NULL)
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_dtype_to_pjrt: out is NULL");
     size_t elem_size;
-    pjdl_code code = pjdl__dl_dtype_check(dtype, &elem_size);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(pjdl__dl_dtype_check(dtype, &elem_size));
     return pjdl__dtype_to_pjrt_checked(dtype, out);
 }
 

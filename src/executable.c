@@ -65,20 +65,16 @@ void pjdl_executable_release(pjdl_executable *exe) {
  * no loaded-executable query for it). */
 static pjdl_code read_num_outputs(const pjdl_plugin *p, PJRT_LoadedExecutable *loaded,
                                   size_t *out) {
-    pjdl_code code = PJDL_NEED(p, PJRT_LoadedExecutable_GetExecutable);
-    if (code == PJDL_OK)
-        code = PJDL_NEED(p, PJRT_Executable_NumOutputs);
-    if (code == PJDL_OK)
-        code = PJDL_NEED(p, PJRT_Executable_Destroy);
-    if (code != PJDL_OK)
-        return code;
+    PJDL_TRY(PJDL_NEED(p, PJRT_LoadedExecutable_GetExecutable));
+    PJDL_TRY(PJDL_NEED(p, PJRT_Executable_NumOutputs));
+    PJDL_TRY(PJDL_NEED(p, PJRT_Executable_Destroy));
     PJRT_LoadedExecutable_GetExecutable_Args g = {
         .struct_size = PJRT_LoadedExecutable_GetExecutable_Args_STRUCT_SIZE,
         .loaded_executable = loaded};
     PJDL_TRY(PJDL_CALL(p->api, PJRT_LoadedExecutable_GetExecutable, &g));
     PJRT_Executable_NumOutputs_Args n = {.struct_size = PJRT_Executable_NumOutputs_Args_STRUCT_SIZE,
                                          .executable = g.executable};
-    code = PJDL_CALL(p->api, PJRT_Executable_NumOutputs, &n);
+    pjdl_code code = PJDL_CALL(p->api, PJRT_Executable_NumOutputs, &n);
     PJRT_Executable_Destroy_Args d = {.struct_size = PJRT_Executable_Destroy_Args_STRUCT_SIZE,
                                       .executable = g.executable};
     pjdl__drop_error(p->api, p->api->PJRT_Executable_Destroy(&d));

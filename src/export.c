@@ -104,10 +104,9 @@ static void delete_legacy(DLManagedTensor *self) {
 static pjdl_code pin(pjdl_buffer *b) {
     const pjdl_plugin *p = b->client->plugin;
     if (!has_pin_slots(p->api)) {
-        pjdl_code code = PJDL_NEED(p, PJRT_Buffer_IncreaseExternalReferenceCount);
-        if (code == PJDL_OK) /* else the pin could never be released */
-            code = PJDL_NEED(p, PJRT_Buffer_DecreaseExternalReferenceCount);
-        return code;
+        PJDL_TRY(PJDL_NEED(p, PJRT_Buffer_IncreaseExternalReferenceCount));
+        /* else the pin could never be released */
+        return PJDL_NEED(p, PJRT_Buffer_DecreaseExternalReferenceCount);
     }
     PJRT_Buffer_IncreaseExternalReferenceCount_Args args = {
         .struct_size = PJRT_Buffer_IncreaseExternalReferenceCount_Args_STRUCT_SIZE,
@@ -332,7 +331,7 @@ static void *managed_tensor(export_ctx *ctx, const export_plan *plan, bool versi
  * *out is a DLManagedTensorVersioned or (versioned false) a DLManagedTensor. */
 static pjdl_code export_any(pjdl_buffer *b, const pjdl_export_options *options, bool versioned,
                             void **out) {
-    export_plan plan_store = {0}, *plan = &plan_store;
+    export_plan plan = {0};
     pjdl__clear_error();
     pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
     if (b == NULL)
@@ -352,15 +351,15 @@ static pjdl_code export_any(pjdl_buffer *b, const pjdl_export_options *options, 
     export_ctx *ctx = NULL;
     code = ctx_new(b->ndim, &ctx);
     if (code == PJDL_OK)
-        code = export_fill(b, &o, versioned, ctx, plan);
+        code = export_fill(b, &o, versioned, ctx, &plan);
     if (code != PJDL_OK) {
         if (ctx)
             export_free(ctx);
         unreserve(b, &o);
         return code;
     }
-    plan_finish(b, &o, ctx, plan);
-    *out = managed_tensor(ctx, plan, versioned);
+    plan_finish(b, &o, ctx, &plan);
+    *out = managed_tensor(ctx, &plan, versioned);
     return PJDL_OK;
 }
 

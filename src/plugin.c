@@ -89,13 +89,12 @@ pjdl_code pjdl_plugin_from_api(const PJRT_Api *api, pjdl_plugin **out) {
         return pjdl__fail(PJDL_INVALID_ARGUMENT,
                           "pjdl_plugin_from_api: api and out must not be NULL");
     pjdl_plugin *plugin = NULL;
-    pjdl_code code = plugin_new(api, &plugin);
-    if (code == PJDL_OK && (code = plugin_check_api(plugin)) != PJDL_OK) {
+    PJDL_TRY(plugin_new(api, &plugin));
+    pjdl_code code = plugin_check_api(plugin);
+    if (code != PJDL_OK) {
         free(plugin);
         return code;
     }
-    if (code != PJDL_OK)
-        return code;
     /* The framework initialized it; remember that so a later load of the same
      * library does not initialize it twice. Best effort: on allocation failure
      * the worst case is that a later pjdl_plugin_load initializes it again. */
