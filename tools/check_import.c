@@ -34,7 +34,7 @@ static void verify_view(ck_result *r, const char *what, pjdl_buffer *view, void 
         memcmp(pjdl_buffer_dims(view), dims, (size_t)ndim * sizeof *dims) != 0)
         ck_fail(r, "%s: the view has other dimensions than the tensor", what);
     if (pjdl_buffer_type(view) != PJRT_Buffer_Type_F32)
-        ck_fail(r, "%s: expected element type ck_f32, got %s", what,
+        ck_fail(r, "%s: expected element type f32, got %s", what,
                 pjdl_pjrt_type_name(pjdl_buffer_type(view)));
     float *got = calloc(n ? n : 1, sizeof *got);
     if (got == NULL)
