@@ -390,24 +390,6 @@ static Py_ssize_t int64_sequence(PyObject *obj, const char *what, int64_t *out, 
  * mapping is used (dtype is NumPy's name: "float32", "bfloat16", "bool").
  * Nothing here can check that the memory is what the caller says: this is
  * for producers (pjrt_dlpack.jax) that read it from their framework. */
-/* The DLPack dtype of the element type NumPy calls `name` ("float32",
- * "bfloat16", ...). 0, or -1 with DLPackError set. */
-static int dlpack_dtype_named(const char *name, DLDataType *out) {
-    for (int t = PJRT_Buffer_Type_PRED; t <= PJRT_Buffer_Type_F6E3M2FN; t++) {
-        const char *n = pjpy_dtype_name((PJRT_Buffer_Type)t);
-        if (n == NULL || strcmp(n, name) != 0)
-            continue;
-        pjdl_code rc = pjdl_dtype_from_pjrt((PJRT_Buffer_Type)t, out);
-        if (rc != PJDL_OK) {
-            pjpy_raise_exchange(rc);
-            return -1;
-        }
-        return 0;
-    }
-    PyErr_Format(pjpy_dlpack_error, "external_dlpack: dtype '%s' has no DLPack type", name);
-    return -1;
-}
-
 static PyObject *client_external_dlpack(PyObject *unused, PyObject *args, PyObject *kwargs) {
     (void)unused;
     static char *kwlist[] = {"data",  "shape",     "dtype",     "strides", "dl_device",
@@ -443,7 +425,7 @@ static PyObject *client_external_dlpack(PyObject *unused, PyObject *args, PyObje
         }
     }
     DLDataType dtype;
-    if (dlpack_dtype_named(dtype_name, &dtype) < 0)
+    if (pjpy_dl_dtype_from_name(dtype_name, "external_dlpack", &dtype) < 0)
         return NULL;
     external_tensor *e = calloc(1, sizeof *e + 2 * (size_t)ndim * sizeof(int64_t));
     if (e == NULL)

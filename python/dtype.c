@@ -123,6 +123,22 @@ static PJRT_Buffer_Type from_code(const char *f, Py_ssize_t itemsize) {
     }
 }
 
+int pjpy_dl_dtype_from_name(const char *name, const char *what, DLDataType *out) {
+    for (int t = PJRT_Buffer_Type_PRED; t <= PJRT_Buffer_Type_F6E3M2FN; t++) {
+        const char *n = pjpy_dtype_name((PJRT_Buffer_Type)t);
+        if (n == NULL || strcmp(n, name) != 0)
+            continue;
+        pjdl_code rc = pjdl_dtype_from_pjrt((PJRT_Buffer_Type)t, out);
+        if (rc != PJDL_OK) {
+            pjpy_raise_exchange(rc);
+            return -1;
+        }
+        return 0;
+    }
+    PyErr_Format(pjpy_dlpack_error, "%s: dtype '%s' has no DLPack type", what, name);
+    return -1;
+}
+
 PJRT_Buffer_Type pjpy_type_from_format(const char *format, Py_ssize_t itemsize) {
     const char *f = format ? format : "B";
     int foreign = 0;

@@ -153,12 +153,12 @@ void pjpy_set_exiting(void);
 
 /* ------------------------------------------------------------- objects */
 
-/* New Python objects wrapping library objects. pjpy_client_new takes over
- * the reference `client`; pjpy_buffer_new takes over `buffer`, and releases
- * it on failure. `client_obj` is a pjpy_client. */
 /* A Plugin object owning `plugin` (released if the object cannot be made). */
 PyObject *pjpy_plugin_new(pjdl_plugin *plugin);
 
+/* New Python objects wrapping library objects. pjpy_client_new takes over
+ * the reference `client`; pjpy_buffer_new takes over `buffer`, and releases
+ * it on failure. `client_obj` is a pjpy_client. */
 PyObject *pjpy_client_new(PyObject *plugin_obj, pjdl_client *client);
 PyObject *pjpy_buffer_new(PyObject *client_obj, pjdl_buffer *buffer);
 /* An empty Buffer object (no client, no buffer) to be filled with
@@ -196,6 +196,11 @@ PyObject *pjpy_dl_device_tuple(DLDevice dl);
 /* NumPy's name of a PJRT element type ("float32", "bfloat16", "bool"), or
  * NULL for a type without one. */
 const char *pjpy_dtype_name(PJRT_Buffer_Type type);
+
+/* The DLPack dtype of the element type NumPy calls `name` ("float32",
+ * "bfloat16": the inverse of pjpy_dtype_name). 0, or -1 with DLPackError
+ * set, its message starting with `what`. */
+int pjpy_dl_dtype_from_name(const char *name, const char *what, DLDataType *out);
 
 /* The PJRT type of a PEP 3118 format string with the given item size, or
  * PJRT_Buffer_Type_INVALID with a TypeError set naming the format. */

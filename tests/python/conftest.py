@@ -12,24 +12,26 @@ import pytest
 import pjrt_dlpack  # noqa: E402  (PYTHONPATH: the build's python/ directory)
 
 
-def ref_plugin_path():
-    path = os.environ.get("PJRT_REF_PLUGIN")
+def plugin_path(var, what):
+    """The plugin file that environment variable `var` names; not set or
+    missing: the test fails."""
+    path = os.environ.get(var)
     if not path or not os.path.exists(path):
-        pytest.fail("PJRT_REF_PLUGIN is not set to the built reference plugin")
+        pytest.fail(f"{var} is not set to {what}")
     return path
 
 
-def xla_plugin_path():
-    path = os.environ.get("PJRT_XLA_CPU_PLUGIN")
-    if not path or not os.path.exists(path):
-        pytest.fail("PJRT_XLA_CPU_PLUGIN is not set to XLA's CPU plugin (run scripts/setup.sh)")
-    return path
+@pytest.fixture(scope="session")
+def ref_plugin_file():
+    """The built reference plugin's file."""
+    return plugin_path("PJRT_REF_PLUGIN", "the built reference plugin")
 
 
 @pytest.fixture(scope="session")
 def xla_plugin():
     """XLA's own CPU plugin (installed by the set-up); missing: the test fails."""
-    return pjrt_dlpack.load_plugin(xla_plugin_path())
+    return pjrt_dlpack.load_plugin(
+        plugin_path("PJRT_XLA_CPU_PLUGIN", "XLA's CPU plugin (run scripts/setup.sh)"))
 
 
 @pytest.fixture(scope="session")
@@ -41,8 +43,8 @@ def xla(xla_plugin):
 
 
 @pytest.fixture(scope="session")
-def plugin():
-    return pjrt_dlpack.load_plugin(ref_plugin_path())
+def plugin(ref_plugin_file):
+    return pjrt_dlpack.load_plugin(ref_plugin_file)
 
 
 @pytest.fixture(scope="session")

@@ -101,6 +101,20 @@ class Holder:
         return self.device
 
 
+class Recorder:
+    """Wraps a producer and records the keywords each consumer passes."""
+
+    def __init__(self, inner):
+        self.inner, self.calls = inner, []
+
+    def __dlpack__(self, **kwargs):
+        self.calls.append(kwargs)
+        return self.inner.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.inner.__dlpack_device__()
+
+
 class Header(ctypes.Structure):
     _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32),
                 ("prev_api", ctypes.c_void_p)]

@@ -9,7 +9,7 @@ import torch
 
 import pjrt_dlpack
 
-from dlpack_ctypes import IS_COPIED, READ_ONLY, Holder, legacy, versioned  # noqa: E402
+from dlpack_ctypes import IS_COPIED, READ_ONLY, Holder, Recorder, legacy, versioned  # noqa: E402
 from dlpack_ctypes import capsule_name as name  # noqa: E402
 
 
@@ -171,24 +171,11 @@ def test_torch_and_byte_offset(cpu):
 
 
 def test_consumer_asks_for_our_version_and_no_stream_on_the_host(cpu):
-    calls = []
-
-    class Rec:
-        def __init__(self, inner):
-            self.inner = inner
-
-        def __dlpack__(self, **kw):
-            calls.append(kw)
-            return self.inner.__dlpack__(**kw)
-
-        def __dlpack_device__(self):
-            return self.inner.__dlpack_device__()
-
-    src = cpu.buffer(np.arange(4.0))
-    cpu.from_dlpack(Rec(src))
-    assert calls[-1] == dict(max_version=(1, 3))
-    cpu.from_dlpack(Rec(src), copy=False)
-    assert calls[-1] == dict(max_version=(1, 3), copy=False)
+    r = Recorder(cpu.buffer(np.arange(4.0)))
+    cpu.from_dlpack(r)
+    assert r.calls[-1] == dict(max_version=(1, 3))
+    cpu.from_dlpack(r, copy=False)
+    assert r.calls[-1] == dict(max_version=(1, 3), copy=False)
 
 
 def test_input_without_dlpack_is_an_attribute_error(cpu):

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import pjrt_dlpack
-from aligned_arrays import aligned_copy
+from aligned_arrays import aligned, aligned_copy
 
 # a * b + 1 and the transpose of a: the program of the example xla_compute.
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
@@ -87,9 +87,7 @@ def test_capsule_argument(exe):
 def test_unaligned_argument_is_copied(exe):
     """NumPy data below XLA's 64-byte alignment cannot be viewed: it is
     copied (copy=None), and the result is the same."""
-    raw = np.zeros(A.nbytes + 128, dtype=np.uint8)
-    offset = -raw.ctypes.data % 64 + 16
-    a = raw[offset : offset + A.nbytes].view(np.float32).reshape(A.shape)
+    a = aligned(A.shape, A.dtype, offset=16)
     a[...] = A
     s, _ = exe(a, aligned_copy(B))
     np.testing.assert_array_equal(np.from_dlpack(s), A * B + 1)

@@ -143,7 +143,6 @@ def test_many_threads(xla):
 
 
 def test_create_options(xla_plugin):
-    plugin = xla_plugin
-    assert len(plugin.client(cpu_device_count=2).devices) == 2
+    assert len(xla_plugin.client(cpu_device_count=2).devices) == 2
     with pytest.raises(pjrt_dlpack.Error, match="bogus_option"):
-        plugin.client(bogus_option=1)
+        xla_plugin.client(bogus_option=1)

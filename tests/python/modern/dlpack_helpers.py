@@ -1,6 +1,6 @@
-"""Helpers shared by the modern tests: a producer wrapper, and (from
-tests/python/dlpack_ctypes.py) capsule inspection through ctypes and a
-producer of a ready-made capsule."""
+"""Helpers shared by the modern tests, re-exported from the helpers of both
+environments (tests/python/dlpack_ctypes.py: capsule inspection through
+ctypes, a producer of a ready-made capsule, a recording producer wrapper)."""
 import os
 import sys
 
@@ -16,22 +16,9 @@ from dlpack_ctypes import (  # noqa: E402,F401  (re-exported for the modern test
     DLManagedTensorVersioned,
     DLTensor,
     Holder,
+    Recorder,
     capsule_name,
     capsule_valid,
     legacy,
     versioned,
 )
-
-
-class Recorder:
-    """Wraps a producer and records the keywords each consumer passes."""
-
-    def __init__(self, inner):
-        self.inner, self.calls = inner, []
-
-    def __dlpack__(self, **kwargs):
-        self.calls.append(kwargs)
-        return self.inner.__dlpack__(**kwargs)
-
-    def __dlpack_device__(self):
-        return self.inner.__dlpack_device__()

@@ -14,12 +14,6 @@ import textwrap
 import pytest
 
 
-def ref_plugin_path():
-    path = os.environ.get("PJRT_REF_PLUGIN")
-    if not path or not os.path.exists(path):
-        pytest.fail("PJRT_REF_PLUGIN is not set to the built reference plugin")
-    return path
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, "..", "..", "..", "examples", "jax_xpu.py")
 
@@ -117,9 +111,9 @@ CHILD = textwrap.dedent(r'''
 ''')
 
 
-def _env(tmp_path):
+def _env(tmp_path, plugin_file):
     config = tmp_path / "xpu.json"
-    config.write_text(json.dumps({"library_path": os.path.abspath(ref_plugin_path()),
+    config.write_text(json.dumps({"library_path": os.path.abspath(plugin_file),
                                   "create_options": {"platform": "xpu"}}))
     env = dict(os.environ)
     env["PJRT_NAMES_AND_LIBRARY_PATHS"] = f"xpu:{config}"
@@ -128,8 +122,8 @@ def _env(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
-    env = _env(tmp_path_factory.mktemp("jax_xpu"))
+def results(tmp_path_factory, ref_plugin_file):
+    env = _env(tmp_path_factory.mktemp("jax_xpu"), ref_plugin_file)
     proc = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True,
                           timeout=300)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
@@ -198,8 +192,9 @@ def test_builtin_cpu_and_limits(results):
     assert results["deleted"].startswith("BufferError") and "deleted" in results["deleted"]
 
 
-def test_example_script(tmp_path):
-    proc = subprocess.run([sys.executable, EXAMPLE, ref_plugin_path()], env=_env(tmp_path),
+def test_example_script(tmp_path, ref_plugin_file):
+    proc = subprocess.run([sys.executable, EXAMPLE, ref_plugin_file],
+                          env=_env(tmp_path, ref_plugin_file),
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "jax_xpu.py OK" in proc.stdout
