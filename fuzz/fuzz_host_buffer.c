@@ -218,13 +218,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     check(raw_buffer_to_host(api, &t, msg, sizeof msg), "PJRT_Buffer_ToHostBuffer");
     /* Every element of small arrays, a spread of a few thousand otherwise. */
     uint64_t step = elements / 4096 + 1;
-    for (uint64_t lin = 0; lin < elements && nbytes > 0; lin += step) {
-        uint64_t rest = lin;
-        int64_t off = -lo;
-        for (size_t i = ndim; i-- > 0;) {
-            off += (int64_t)(rest % (uint64_t)dims[i]) * strides[i];
-            rest /= (uint64_t)dims[i];
-        }
+    for (uint64_t lin = 0; lin < elements; lin += step) {
+        int64_t off = -lo + fz_offset(lin, dims, ndim, strides);
         if (memcmp(out + lin * es, src + off, es) != 0)
             die("read-back element differs from the source", "");
     }
@@ -233,9 +228,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         die("PJRT_Buffer_Destroy failed", "");
     /* Zero-copy semantics may alias src until the storage is released:
      * done_with_host_buffer says when the source may go. */
-    if (a.done_with_host_buffer != NULL)
-        check(raw_event_finish(api, a.done_with_host_buffer, msg, sizeof msg),
-              "done_with_host_buffer");
+    if (a.done_with_host_buffer != NULL) {
+        check(raw_event_await(api, a.done_with_host_buffer, msg, sizeof msg),
+              "PJRT_Event_Await (done_with_host_buffer)");
+        check(raw_event_destroy(api, a.done_with_host_buffer, msg, sizeof msg),
+              "PJRT_Event_Destroy (done_with_host_buffer)");
+    }
     free(src);
     return 0;
 }

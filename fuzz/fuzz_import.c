@@ -103,12 +103,7 @@ static void compare(pjdl_buffer *buf, const unsigned char *base, const int64_t *
     /* Every element of small tensors, a spread of a few thousand otherwise. */
     uint64_t step = elements / 4096 + 1;
     for (uint64_t lin = 0; lin < elements; lin += step) {
-        uint64_t rest = lin;
-        int64_t off = 0;
-        for (int32_t i = n - 1; i >= 0; i--) {
-            off += (int64_t)(rest % (uint64_t)shape[i]) * byte_strides[i];
-            rest /= (uint64_t)shape[i];
-        }
+        int64_t off = fz_offset(lin, shape, (size_t)n, byte_strides);
         if (memcmp(out + lin * es, base + off, es) != 0)
             fail("imported element differs from the source");
     }

@@ -104,4 +104,16 @@ static inline bool fz_span(const int64_t *dims, size_t n, const int64_t *strides
     return true;
 }
 
+/* The byte offset from the first element of the element at row-major index
+ * `lin` of an array of `n` dimensions `dims` (all > 0) with byte `strides`. */
+static inline int64_t fz_offset(uint64_t lin, const int64_t *dims, size_t n,
+                                const int64_t *strides) {
+    int64_t off = 0;
+    for (size_t i = n; i-- > 0;) {
+        off += (int64_t)(lin % (uint64_t)dims[i]) * strides[i];
+        lin /= (uint64_t)dims[i];
+    }
+    return off;
+}
+
 #endif

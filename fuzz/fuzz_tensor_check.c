@@ -102,13 +102,7 @@ static void copy_and_compare(DLTensor t, const pjdl_layout *first) {
     /* Naive walk over (at most) a few thousand evenly spread elements. */
     uint64_t step = l.num_elements / 4096 + 1;
     for (uint64_t lin = 0; lin < l.num_elements; lin += step) {
-        uint64_t rest = lin;
-        int64_t off = -first->lo;
-        for (int32_t i = l.ndim - 1; i >= 0; i--) {
-            uint64_t ext = (uint64_t)l.shape[i];
-            off += (int64_t)(rest % ext) * l.byte_strides[i];
-            rest /= ext;
-        }
+        int64_t off = -first->lo + fz_offset(lin, l.shape, (size_t)l.ndim, l.byte_strides);
         if (off < 0 || off + (int64_t)l.elem_size > span)
             fail("element outside the span");
         if (memcmp(dst + lin * l.elem_size, src + off, l.elem_size) != 0)

@@ -136,6 +136,10 @@ bool ref_buffer_is_deleted(PJRT_Buffer *buffer) {
     return deleted;
 }
 
+PJRT_Error *ref_check_not_deleted(PJRT_Buffer *b, const char *fn) {
+    return ref_buffer_is_deleted(b) ? deleted_error(fn) : NULL;
+}
+
 PJRT_Error *ref_buffer_acquire(PJRT_Buffer *buffer, const char *fn, ref_mem **out) {
     pthread_mutex_lock(&buffer->mu);
     ref_mem *mem = buffer->deleted ? NULL : ref_mem_retain(buffer->mem);

@@ -28,30 +28,26 @@ static PJRT_Error *option_int(const PJRT_NamedValue *v, const char *name, int64_
             PJRT_Error_Code_INVALID_ARGUMENT,
             "PJRT_Client_Create: option '%s' must be an int64 (PJRT_NamedValue_kInt64)", name);
     if (v->int64_value < lo || v->int64_value > hi)
-        return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
-                         "PJRT_Client_Create: option '%s' is %lld; it must be in [%lld, %lld]",
-                         name, (long long)v->int64_value, (long long)lo, (long long)hi);
+        return REF_INVALID("PJRT_Client_Create: option '%s' is %lld; it must be in [%lld, %lld]",
+                           name, (long long)v->int64_value, (long long)lo, (long long)hi);
     *out = v->int64_value;
     return NULL;
 }
 
 static PJRT_Error *parse_option(const PJRT_NamedValue *v, ref_options *opts) {
     if (v->name == NULL)
-        return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
-                         "PJRT_Client_Create: an option has a NULL name");
+        return REF_INVALID("PJRT_Client_Create: an option has a NULL name");
     if (name_is(v, "platform")) {
         if (v->type != PJRT_NamedValue_kString || v->string_value == NULL)
-            return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
-                             "PJRT_Client_Create: option 'platform' must be a string");
+            return REF_INVALID("PJRT_Client_Create: option 'platform' must be a string");
         if (v->value_size == 3 && memcmp(v->string_value, "cpu", 3) == 0)
             opts->platform = REF_PLATFORM_CPU;
         else if (v->value_size == 3 && memcmp(v->string_value, "xpu", 3) == 0)
             opts->platform = REF_PLATFORM_XPU;
         else
-            return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
-                             "PJRT_Client_Create: unknown platform '%.*s' (this plugin provides "
-                             "'cpu' and 'xpu')",
-                             (int)(v->value_size > 64 ? 64 : v->value_size), v->string_value);
+            return REF_INVALID("PJRT_Client_Create: unknown platform '%.*s' (this plugin provides "
+                               "'cpu' and 'xpu')",
+                               (int)(v->value_size > 64 ? 64 : v->value_size), v->string_value);
         return NULL;
     }
     if (name_is(v, "num_devices"))
@@ -68,31 +64,28 @@ static PJRT_Error *parse_option(const PJRT_NamedValue *v, ref_options *opts) {
             return option_int(v, xpu_names[i], xpu_lo[i], xpu_hi[i], xpu_values[i]);
         }
     }
-    return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
-                     "PJRT_Client_Create: unknown option '%.*s' (known: platform, num_devices, "
-                     "transfer_delay_us, device_memory_bytes, fail_transfer_every)",
-                     (int)(v->name_size > 64 ? 64 : v->name_size), v->name);
+    return REF_INVALID("PJRT_Client_Create: unknown option '%.*s' (known: platform, num_devices, "
+                       "transfer_delay_us, device_memory_bytes, fail_transfer_every)",
+                       (int)(v->name_size > 64 ? 64 : v->name_size), v->name);
 }
 
 static PJRT_Error *parse_options(const PJRT_NamedValue *values, size_t n, ref_options *opts) {
     memset(opts, 0, sizeof(*opts));
     if (n > 0 && values == NULL)
-        return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
-                         "PJRT_Client_Create: create_options is NULL but num_options is %zu", n);
+        return REF_INVALID("PJRT_Client_Create: create_options is NULL but num_options is %zu", n);
     for (size_t i = 0; i < n; i++) {
         if (values[i].struct_size < REF_FIELD_END(PJRT_NamedValue, value_size))
-            return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
-                             "PJRT_Client_Create: PJRT_NamedValue %zu: struct_size %zu is smaller "
-                             "than %zu",
-                             i, values[i].struct_size, REF_FIELD_END(PJRT_NamedValue, value_size));
+            return REF_INVALID(
+                "PJRT_Client_Create: PJRT_NamedValue %zu: struct_size %zu is smaller "
+                "than %zu",
+                i, values[i].struct_size, REF_FIELD_END(PJRT_NamedValue, value_size));
         PJRT_Error *err = parse_option(&values[i], opts);
         if (err != NULL)
             return err;
     }
     if (opts->platform == REF_PLATFORM_CPU && opts->xpu_only_option_set)
-        return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
-                         "PJRT_Client_Create: option '%s' applies only to platform 'xpu'",
-                         opts->xpu_only_option);
+        return REF_INVALID("PJRT_Client_Create: option '%s' applies only to platform 'xpu'",
+                           opts->xpu_only_option);
     if (opts->num_devices == 0)
         opts->num_devices = opts->platform == REF_PLATFORM_XPU ? 2 : 1;
     return NULL;
@@ -296,10 +289,9 @@ REF_DEFINE_QUERY(PJRT_Client_AddressableMemories, client,
 static PJRT_Error *lookup(PJRT_Client *client, int id, const char *fn, const char *what,
                           PJRT_Device **out) {
     if (id < 0 || id >= client->num_devices)
-        return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
-                         "%s: no device with %s %d (the %s client has %d device%s, 0 to %d)", fn,
-                         what, id, client->platform_name, client->num_devices,
-                         client->num_devices == 1 ? "" : "s", client->num_devices - 1);
+        return REF_INVALID("%s: no device with %s %d (the %s client has %d device%s, 0 to %d)", fn,
+                           what, id, client->platform_name, client->num_devices,
+                           client->num_devices == 1 ? "" : "s", client->num_devices - 1);
     *out = client->devices[id];
     return NULL;
 }
@@ -332,19 +324,17 @@ PJRT_Error *ref_check_alive(PJRT_Client *client, const char *fn) {
 
 PJRT_Error *ref_check_device(PJRT_Client *client, PJRT_Device *device, const char *fn) {
     if (device == NULL)
-        return ref_error(PJRT_Error_Code_INVALID_ARGUMENT, "%s: device is NULL", fn);
+        return REF_INVALID("%s: device is NULL", fn);
     if (client != NULL && device->client != client)
-        return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
-                         "%s: device %s belongs to another client", fn,
-                         device->description.debug_string);
+        return REF_INVALID("%s: device %s belongs to another client", fn,
+                           device->description.debug_string);
     return NULL;
 }
 
 PJRT_Error *ref_check_memory(PJRT_Client *client, ref_memory *memory, const char *fn) {
     if (memory == NULL)
-        return ref_error(PJRT_Error_Code_INVALID_ARGUMENT, "%s: memory is NULL", fn);
+        return REF_INVALID("%s: memory is NULL", fn);
     if (client != NULL && memory->client != client)
-        return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
-                         "%s: memory %s belongs to another client", fn, memory->debug_string);
+        return REF_INVALID("%s: memory %s belongs to another client", fn, memory->debug_string);
     return NULL;
 }

@@ -85,12 +85,11 @@ static void vt_for_each_payload(const PJRT_Error *error, PJRT_Error_PayloadVisit
 PJRT_Error *ref_check_args(const void *args, size_t struct_size, size_t min_size,
                            const char *type_name) {
     if (args == NULL)
-        return ref_error(PJRT_Error_Code_INVALID_ARGUMENT, "%s is NULL", type_name);
+        return REF_INVALID("%s is NULL", type_name);
     if (struct_size < min_size)
-        return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
-                         "%s: struct_size %zu is smaller than %zu, the smallest layout this "
-                         "plugin accepts",
-                         type_name, struct_size, min_size);
+        return REF_INVALID("%s: struct_size %zu is smaller than %zu, the smallest layout this "
+                           "plugin accepts",
+                           type_name, struct_size, min_size);
     return NULL;
 }
 

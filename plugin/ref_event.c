@@ -200,17 +200,15 @@ PJRT_Error *ref_PJRT_Event_Create(PJRT_Event_Create_Args *args) {
 PJRT_Error *ref_PJRT_Event_Set(PJRT_Event_Set_Args *args) {
     REF_CHECK_ENTRY(args, PJRT_Event_Set, event);
     if (!args->event->settable)
-        return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
-                         "PJRT_Event_Set: the event was not created by PJRT_Event_Create");
+        return REF_INVALID("PJRT_Event_Set: the event was not created by PJRT_Event_Create");
     if (args->error_code < PJRT_Error_Code_OK || args->error_code > PJRT_Error_Code_UNAUTHENTICATED)
-        return ref_error(PJRT_Error_Code_INVALID_ARGUMENT, "PJRT_Event_Set: invalid error_code %d",
-                         (int)args->error_code);
+        return REF_INVALID("PJRT_Event_Set: invalid error_code %d", (int)args->error_code);
     char *message = NULL;
     if (args->error_code != PJRT_Error_Code_OK) {
         if (args->error_message == NULL && args->error_message_size > 0)
-            return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
-                             "PJRT_Event_Set: error_message is NULL but error_message_size is %zu",
-                             args->error_message_size);
+            return REF_INVALID(
+                "PJRT_Event_Set: error_message is NULL but error_message_size is %zu",
+                args->error_message_size);
         message = ref_strndup(NULL, args->error_message ? args->error_message : "",
                               args->error_message_size);
         if (message == NULL)

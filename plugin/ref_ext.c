@@ -51,11 +51,10 @@ static PJRT_Error *wait_stream(PJRT_Wait_Until_Buffer_Ready_On_Stream_Args *args
     if (err != NULL)
         return err;
     if (s->device->client != b->client)
-        return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
-                         "%s: the stream and the buffer belong to different clients", fn);
-    if (ref_buffer_is_deleted(b))
-        return ref_error(PJRT_Error_Code_FAILED_PRECONDITION, "%s: the buffer has been deleted",
-                         fn);
+        return REF_INVALID("%s: the stream and the buffer belong to different clients", fn);
+    err = ref_check_not_deleted(b, fn);
+    if (err != NULL)
+        return err;
     wait_op *w = ref_alloc(b->client, sizeof(*w));
     if (w == NULL)
         return ref_error_oom(fn);
@@ -171,8 +170,7 @@ static PJRT_Error *live_allocations(PJRT_Ref_LiveAllocations_Args *args) {
 static PJRT_Error *fail_allocation(PJRT_Ref_FailAllocation_Args *args) {
     REF_CHECK_ARGS(args, PJRT_Ref_FailAllocation_Args);
     if (args->nth < 0)
-        return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
-                         "PJRT_Ref_FailAllocation: nth is negative (%lld)", (long long)args->nth);
+        return REF_INVALID("PJRT_Ref_FailAllocation: nth is negative (%lld)", (long long)args->nth);
     args->allocations_since_last = ref_alloc_fail_nth(args->nth);
     return NULL;
 }

@@ -384,6 +384,9 @@ void ref_buffer_release_part(PJRT_Buffer *buffer);
  * the buffer was deleted. */
 PJRT_Error *ref_buffer_acquire(PJRT_Buffer *buffer, const char *fn, ref_mem **out);
 bool ref_buffer_is_deleted(PJRT_Buffer *buffer);
+/* FAILED_PRECONDITION ("<fn>: the buffer has been deleted ...") if `b` was
+ * deleted, else NULL. */
+PJRT_Error *ref_check_not_deleted(PJRT_Buffer *b, const char *fn);
 /* Resolves the target memory of a creation call: `memory` if given (it must
  * belong to `device` when both are), else the device's default memory. */
 PJRT_Error *ref_resolve_memory(PJRT_Client *client, PJRT_Device *device, ref_memory *memory,

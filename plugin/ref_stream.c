@@ -148,10 +148,9 @@ void ref_client_stop_streams(PJRT_Client *client) {
 
 PJRT_Error *ref_stream_destroy_extra(ref_stream *s) {
     if (s->is_default)
-        return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
-                         "the stream is the default stream of %s; only streams created with "
-                         "create_stream can be destroyed",
-                         s->device->description.debug_string);
+        return REF_INVALID("the stream is the default stream of %s; only streams created with "
+                           "create_stream can be destroyed",
+                           s->device->description.debug_string);
     if (pthread_equal(s->thread, pthread_self()))
         return ref_error(PJRT_Error_Code_FAILED_PRECONDITION,
                          "a stream cannot be destroyed from its own host callback");
@@ -175,9 +174,8 @@ PJRT_Error *ref_stream_lookup(intptr_t handle, const char *fn, ref_stream **out)
         s = s->next_global;
     pthread_mutex_unlock(&registry_mu);
     if (s == NULL)
-        return ref_error(PJRT_Error_Code_INVALID_ARGUMENT,
-                         "%s: %#lx is not a live stream handle of the pjrt_ref plugin", fn,
-                         (unsigned long)handle);
+        return REF_INVALID("%s: %#lx is not a live stream handle of the pjrt_ref plugin", fn,
+                           (unsigned long)handle);
     *out = s;
     return NULL;
 }
