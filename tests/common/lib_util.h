@@ -87,6 +87,54 @@ static inline int64_t lib_live(pjdl_client *client) {
     return a.client_allocations;
 }
 
+/* Every live allocation of the reference plugin in the process (clients,
+ * buffers, events, errors, ...). */
+static inline int64_t lib_live_process(const pjdl_plugin *plugin) {
+    const PJRT_Ref_Extension *ext = lib_ref_ext(plugin);
+    assert_non_null(ext);
+    PJRT_Ref_LiveAllocations_Args a = {.struct_size = PJRT_Ref_LiveAllocations_Args_STRUCT_SIZE};
+    assert_null(ext->live_allocations(&a));
+    return a.process_allocations;
+}
+
+/* Polls (every 0.1 ms, for at most timeout_ms) the live allocations of `client`, or of
+ * the whole process when `client` is NULL, until they are `want`; returns
+ * the last count read. Asynchronous work (xpu streams) may free after the
+ * last release returns. */
+static inline int64_t lib_settle(const pjdl_plugin *plugin, pjdl_client *client, int64_t want,
+                                 int timeout_ms) {
+    for (int i = 0;; i++) {
+        int64_t live = client != NULL ? lib_live(client) : lib_live_process(plugin);
+        if (live == want || i >= timeout_ms * 10)
+            return live;
+        nanosleep(&(struct timespec){0, 100000L}, NULL); /* 0.1 ms */
+    }
+}
+
+/* The live allocations of `client` once its asynchronous work is done (at
+ * most timeout_ms later): 0 unless something leaked. */
+static inline int64_t lib_settled(pjdl_client *client, int timeout_ms) {
+    return lib_settle(NULL, client, 0, timeout_ms);
+}
+
+/* The reference plugin's process-wide count once back to `baseline` (at
+ * most timeout_ms later). */
+static inline int64_t lib_settled_process(const pjdl_plugin *plugin, int64_t baseline,
+                                          int timeout_ms) {
+    return lib_settle(plugin, NULL, baseline, timeout_ms);
+}
+
+/* Makes the reference plugin's nth allocation from now on fail (0: none);
+ * returns how many allocations it made since the previous call. */
+static inline int64_t lib_fail_allocation(const pjdl_plugin *plugin, int64_t nth) {
+    const PJRT_Ref_Extension *ext = lib_ref_ext(plugin);
+    assert_non_null(ext);
+    PJRT_Ref_FailAllocation_Args a = {.struct_size = PJRT_Ref_FailAllocation_Args_STRUCT_SIZE,
+                                      .nth = nth};
+    assert_null(ext->fail_allocation(&a));
+    return a.allocations_since_last;
+}
+
 /* The fixture of most tests: a plugin and one client of it. */
 typedef struct lib_fixture {
     pjdl_plugin *plugin;

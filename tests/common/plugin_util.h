@@ -84,10 +84,14 @@ typedef struct pu_result {
     char msg[512];
 } pu_result;
 
+/* Stores in pu_result `r` the outcome of tools/raw.h's `fn` called on
+ * pu_api with the arguments given, then r's message buffer. */
+#define PU_RAW(r, fn, ...) ((r).code = fn(pu_api, __VA_ARGS__, (r).msg, sizeof(r).msg))
+
 /* Takes (reads and destroys) a PJRT_Error; NULL is PJDL_OK. */
 static inline pu_result pu_take(PJRT_Error *err) {
     pu_result r;
-    r.code = raw_take_error(pu_api, err, r.msg, sizeof r.msg);
+    PU_RAW(r, raw_take_error, err);
     return r;
 }
 
@@ -193,7 +197,7 @@ static inline int64_t pu_fail_allocation(int64_t nth) {
 static inline void pu_destroy_client(PJRT_Client *client) {
     assert_int_equal(pu_live(client), 0);
     pu_result r;
-    r.code = raw_client_destroy(pu_api, client, r.msg, sizeof r.msg);
+    PU_RAW(r, raw_client_destroy, client);
     PU_OK(r);
 }
 
@@ -201,7 +205,7 @@ static inline void pu_destroy_client(PJRT_Client *client) {
 static inline PJRT_Device *pu_device(PJRT_Client *client, size_t i) {
     PJRT_Device *d = NULL;
     pu_result r;
-    r.code = raw_client_device(pu_api, client, i, &d, r.msg, sizeof r.msg);
+    PU_RAW(r, raw_client_device, client, i, &d);
     PU_OK(r);
     return d;
 }
@@ -242,20 +246,20 @@ static inline PJRT_Client_BufferFromHostBuffer_Args pu_h2d_args(PJRT_Client *cli
 
 static inline void pu_destroy_event(PJRT_Event *e) {
     pu_result r;
-    r.code = raw_event_destroy(pu_api, e, r.msg, sizeof r.msg);
+    PU_RAW(r, raw_event_destroy, e);
     PU_OK(r);
 }
 
 static inline pu_result pu_await(PJRT_Event *e) {
     pu_result r;
-    r.code = raw_event_await(pu_api, e, r.msg, sizeof r.msg);
+    PU_RAW(r, raw_event_await, e);
     return r;
 }
 
 static inline bool pu_is_ready(PJRT_Event *e) {
     bool ready = false;
     pu_result r;
-    r.code = raw_event_is_ready(pu_api, e, &ready, r.msg, sizeof r.msg);
+    PU_RAW(r, raw_event_is_ready, e, &ready);
     PU_OK(r);
     return ready;
 }
@@ -268,7 +272,7 @@ static inline pu_result pu_finish(PJRT_Error *err, PJRT_Event *const *event) {
     if (r.code != PJDL_OK)
         return r;
     assert_non_null(*event);
-    r.code = raw_event_finish(pu_api, *event, r.msg, sizeof r.msg);
+    PU_RAW(r, raw_event_finish, *event);
     return r;
 }
 
@@ -276,7 +280,7 @@ static inline pu_result pu_finish(PJRT_Error *err, PJRT_Event *const *event) {
  * buffer may not be ready yet (xpu). */
 static inline PJRT_Buffer *pu_h2d_async(PJRT_Client_BufferFromHostBuffer_Args *a) {
     pu_result r;
-    r.code = raw_buffer_from_host(pu_api, a, r.msg, sizeof r.msg);
+    PU_RAW(r, raw_buffer_from_host, a);
     PU_OK(r);
     assert_non_null(a->buffer);
     assert_non_null(a->done_with_host_buffer); /* already destroyed */
@@ -287,7 +291,7 @@ static inline PJRT_Buffer *pu_h2d_async(PJRT_Client_BufferFromHostBuffer_Args *a
 static inline PJRT_Buffer *pu_h2d(PJRT_Client_BufferFromHostBuffer_Args *a) {
     PJRT_Buffer *b = pu_h2d_async(a);
     pu_result r;
-    r.code = raw_buffer_await(pu_api, b, r.msg, sizeof r.msg);
+    PU_RAW(r, raw_buffer_await, b);
     PU_OK(r);
     return b;
 }
@@ -309,19 +313,19 @@ static inline void pu_destroy_buffer(PJRT_Buffer *b) {
 /* The calls on one buffer whose outcome the test judges. */
 static inline pu_result pu_delete_buffer(PJRT_Buffer *b) {
     pu_result r;
-    r.code = raw_buffer_delete(pu_api, b, r.msg, sizeof r.msg);
+    PU_RAW(r, raw_buffer_delete, b);
     return r;
 }
 
 static inline pu_result pu_pin(PJRT_Buffer *b) {
     pu_result r;
-    r.code = raw_buffer_increase(pu_api, b, r.msg, sizeof r.msg);
+    PU_RAW(r, raw_buffer_increase, b);
     return r;
 }
 
 static inline pu_result pu_unpin(PJRT_Buffer *b) {
     pu_result r;
-    r.code = raw_buffer_decrease(pu_api, b, r.msg, sizeof r.msg);
+    PU_RAW(r, raw_buffer_decrease, b);
     return r;
 }
 
@@ -330,7 +334,7 @@ static inline pu_result pu_unpin(PJRT_Buffer *b) {
     static inline type name(PJRT_Buffer *b) {                                                      \
         type out = NULL;                                                                           \
         pu_result r;                                                                               \
-        r.code = raw_fn(pu_api, b, &out, r.msg, sizeof r.msg);                                     \
+        PU_RAW(r, raw_fn, b, &out);                                                                \
         PU_OK(r);                                                                                  \
         return out;                                                                                \
     }
@@ -339,6 +343,15 @@ PU_BUFFER_QUERY(pu_buffer_device, PJRT_Device *, raw_buffer_device)
 PU_BUFFER_QUERY(pu_ready_event, PJRT_Event *, raw_buffer_ready_event)
 #undef PU_BUFFER_QUERY
 
+/* Awaits a buffer's ready event (getting and destroying it must succeed);
+ * returns the event's outcome. */
+static inline pu_result pu_buffer_await(PJRT_Buffer *b) {
+    PJRT_Event *e = pu_ready_event(b);
+    pu_result r = pu_await(e);
+    pu_destroy_event(e);
+    return r;
+}
+
 /* Copies a buffer to host with an optional host layout; returns the
  * outcome of the call and of its event. */
 static inline pu_result pu_to_host(PJRT_Buffer *b, void *dst, size_t size,
@@ -346,7 +359,7 @@ static inline pu_result pu_to_host(PJRT_Buffer *b, void *dst, size_t size,
     PJRT_Buffer_ToHostBuffer_Args a = {
         .src = b, .host_layout = layout, .dst = dst, .dst_size = size};
     pu_result r;
-    r.code = raw_buffer_to_host(pu_api, &a, r.msg, sizeof r.msg);
+    PU_RAW(r, raw_buffer_to_host, &a);
     return r;
 }
 

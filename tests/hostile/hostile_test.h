@@ -44,28 +44,8 @@ static inline void hostile_reset(hostile_config *c) {
     c->failed[0] = '\0';
 }
 
-/* Every live allocation of the reference plugin (clients, buffers, events,
- * errors, ...). */
-static inline int64_t hostile_process_live(pjdl_plugin *plugin) {
-    const PJRT_Ref_Extension *ext = lib_ref_ext(plugin);
-    assert_non_null(ext);
-    PJRT_Ref_LiveAllocations_Args a = {.struct_size = PJRT_Ref_LiveAllocations_Args_STRUCT_SIZE};
-    assert_null(ext->live_allocations(&a));
-    return a.process_allocations;
-}
-
-/* Waits (up to 5 s) for asynchronous work to drain back to `baseline`. */
-static inline int64_t hostile_settled(pjdl_plugin *plugin, int64_t baseline) {
-    int64_t live = hostile_process_live(plugin);
-    for (int i = 0; i < 5000 && live != baseline; i++) {
-        hostile_sleep_ms(1);
-        live = hostile_process_live(plugin);
-    }
-    return live;
-}
-
 /* The hostile plugin loaded and reset, and the reference plugin's live
- * allocations once settled: what a test must come back to. */
+ * allocations when it opens: what a test must come back to. */
 typedef struct hostile_fixture {
     pjdl_plugin *plugin;
     hostile_config *ctl;
@@ -75,7 +55,7 @@ typedef struct hostile_fixture {
 static inline void hostile_open(hostile_fixture *f) {
     f->plugin = hostile_load(&f->ctl);
     hostile_reset(f->ctl);
-    f->baseline = hostile_settled(f->plugin, hostile_process_live(f->plugin));
+    f->baseline = lib_live_process(f->plugin);
 }
 
 /* A cmocka test that runs `test` on `platform` ("cpu" or "xpu", its initial

@@ -127,7 +127,7 @@ static void calls(void **state) {
         fail_msg("%s without faults: step %s: %s", platform, out.step, out.message);
     long count = atomic_load(&ctl->calls);
     assert_true(count > 20);
-    assert_int_equal(hostile_settled(plugin, baseline), baseline);
+    assert_int_equal(lib_settled_process(plugin, baseline, 5000), baseline);
 
     int failures = 0, unnamed = 0, leaks = 0;
     /* HOSTILE_ONLY_CALL=k reruns one case (for debugging). */
@@ -159,7 +159,7 @@ static void calls(void **state) {
         if (host.deleted != want)
             fail_msg("call %ld (%s): host tensor deleter ran %d times, expected %d", k, failed,
                      host.deleted, want);
-        int64_t live = hostile_settled(plugin, baseline);
+        int64_t live = lib_settled_process(plugin, baseline, 5000);
         if (live != baseline) {
             leaks++;
             print_message(

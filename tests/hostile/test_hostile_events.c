@@ -47,7 +47,7 @@ static int setup(void **state) {
 static int teardown(void **state) {
     events *e = *state;
     assert_int_equal(atomic_load(&e->h.ctl->stuck_events), 0);
-    assert_int_equal(hostile_settled(e->h.plugin, e->h.baseline), e->h.baseline);
+    assert_int_equal(lib_settled_process(e->h.plugin, e->h.baseline, 5000), e->h.baseline);
     pjdl_plugin_release(e->h.plugin);
     free(e);
     return 0;

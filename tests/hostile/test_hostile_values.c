@@ -33,7 +33,7 @@ static int before(void **state) {
 static int after(void **state) {
     hostile_fixture *f = *state;
     hostile_reset(f->ctl);
-    int64_t live = hostile_settled(f->plugin, f->baseline);
+    int64_t live = lib_settled_process(f->plugin, f->baseline, 5000);
     if (live != f->baseline) {
         print_error("the plugin has %lld live allocations, %lld before the test\n", (long long)live,
                     (long long)f->baseline);

@@ -10,24 +10,6 @@ static void sleep_ms(int ms) {
     nanosleep(&ts, NULL);
 }
 
-/* xpu work completes asynchronously: give it up to two seconds. */
-static int64_t settled_live(pjdl_client *client) {
-    int64_t live = lib_live(client);
-    for (int i = 0; i < 2000 && live != 0; i++) {
-        sleep_ms(1);
-        live = lib_live(client);
-    }
-    return live;
-}
-
-static void fail_nth(const PJRT_Ref_Extension *ext, int64_t nth, int64_t *since) {
-    PJRT_Ref_FailAllocation_Args a = {.struct_size = PJRT_Ref_FailAllocation_Args_STRUCT_SIZE,
-                                      .nth = nth};
-    assert_null(ext->fail_allocation(&a));
-    if (since)
-        *since = a.allocations_since_last;
-}
-
 /* The scenario; returns whether everything succeeded. */
 static bool scenario(pjdl_client *client, lib_tensor *host) {
     float data[12], back[12];
@@ -67,25 +49,23 @@ static bool scenario(pjdl_client *client, lib_tensor *host) {
 static void walk(const char *platform) {
     pjdl_plugin *plugin = lib_load();
     pjdl_client *client = lib_client(plugin, platform);
-    const PJRT_Ref_Extension *ext = lib_ref_ext(plugin);
     lib_tensor host;
-    int64_t count = 0;
-    fail_nth(ext, 0, NULL);
+    lib_fail_allocation(plugin, 0);
     assert_true(scenario(client, &host));
     assert_int_equal(host.deleted, 1);
-    fail_nth(ext, 0, &count);
+    int64_t count = lib_fail_allocation(plugin, 0);
     assert_true(count > 0);
     int failures = 0;
     for (int64_t n = 1; n <= count + 2; n++) {
-        fail_nth(ext, n, NULL);
+        lib_fail_allocation(plugin, n);
         bool ok = scenario(client, &host);
-        fail_nth(ext, 0, NULL);
+        lib_fail_allocation(plugin, 0);
         if (!ok) {
             failures++;
             assert_true(pjdl_last_error()[0] != '\0');
         }
         assert_true(host.deleted <= 1);
-        assert_int_equal(settled_live(client), 0);
+        assert_int_equal(lib_settled(client, 2000), 0);
     }
     assert_true(failures > 0);
     pjdl_client_release(client);

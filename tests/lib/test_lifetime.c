@@ -3,13 +3,6 @@
 #include "lib_util.h"
 #include "permutations.h"
 
-static int64_t process_live(pjdl_plugin *plugin) {
-    const PJRT_Ref_Extension *ext = lib_ref_ext(plugin);
-    PJRT_Ref_LiveAllocations_Args a = {.struct_size = PJRT_Ref_LiveAllocations_Args_STRUCT_SIZE};
-    assert_null(ext->live_allocations(&a));
-    return a.process_allocations;
-}
-
 /* Wraps an exported tensor's deleter to count its calls. */
 static void (*original_deleter)(DLManagedTensorVersioned *);
 static int export_deletions;
@@ -34,7 +27,7 @@ static pjdl_buffer *make_buffer(pjdl_client *client, float *data) {
 static void release_order(const int perm[4], const char *platform, bool use_stream) {
     pjdl_plugin *plugin = lib_load();
     pjdl_plugin *watch = lib_load();
-    int64_t before = process_live(watch);
+    int64_t before = lib_live_process(watch);
     pjdl_client *client = lib_client(plugin, platform);
     float data[16];
     pjdl_buffer *b = make_buffer(client, data);
@@ -73,7 +66,7 @@ static void release_order(const int perm[4], const char *platform, bool use_stre
         assert_int_equal(export_deletions, back_released ? 1 : 0);
     }
     assert_int_equal(export_deletions, 1);
-    assert_int_equal(process_live(watch), before);
+    assert_int_equal(lib_live_process(watch), before);
     pjdl_plugin_release(watch);
 }
 

@@ -6,12 +6,6 @@
 
 #include "lib_util.h"
 
-static int64_t process_live(pjdl_plugin *plugin) {
-    PJRT_Ref_LiveAllocations_Args a = {.struct_size = PJRT_Ref_LiveAllocations_Args_STRUCT_SIZE};
-    assert_null(lib_ref_ext(plugin)->live_allocations(&a));
-    return a.process_allocations;
-}
-
 static pjdl_buffer *import_view(pjdl_client *client, DLManagedTensorVersioned *t) {
     pjdl_import_options o = lib_import_options(PJDL_COPY_NEVER);
     pjdl_buffer *b = NULL;
@@ -25,7 +19,7 @@ static void delete_before_release(void **state) {
     (void)state;
     pjdl_plugin *plugin = lib_load();
     pjdl_client *client = lib_client(plugin, "cpu");
-    int64_t before = process_live(plugin);
+    int64_t before = lib_live_process(plugin);
     float data[12] = {0};
     const int64_t shape[] = {3, 4};
     lib_tensor t;
@@ -37,7 +31,7 @@ static void delete_before_release(void **state) {
     assert_true(pjdl_buffer_is_deleted(b));
     pjdl_buffer_release(b);
     assert_int_equal(t.deleted, 1);
-    assert_int_equal(process_live(plugin), before);
+    assert_int_equal(lib_live_process(plugin), before);
     pjdl_client_release(client);
     pjdl_plugin_release(plugin);
 }
@@ -59,7 +53,7 @@ static void release_while_plugin_reads(void **state) {
     pjdl_plugin *plugin = lib_load();
     /* Counted before the client: its release joins the worker thread, so
      * that everything the copy allocated is gone when it returns. */
-    int64_t before = process_live(plugin);
+    int64_t before = lib_live_process(plugin);
     pjdl_option opts[2] = {{.name = "platform", .type = PJDL_OPTION_STRING},
                            {.name = "transfer_delay_us", .type = PJDL_OPTION_INT64}};
     opts[0].value.string_value = "xpu";
@@ -109,7 +103,7 @@ static void release_while_plugin_reads(void **state) {
     assert_int_equal(__atomic_load_n(&export_deletions, __ATOMIC_SEQ_CST), 1);
     pjdl_buffer_release(dev);
     pjdl_client_release(client);
-    assert_int_equal(process_live(plugin), before);
+    assert_int_equal(lib_live_process(plugin), before);
     pjdl_plugin_release(plugin);
 }
 

@@ -554,9 +554,7 @@ static void test_deleted_buffer(void **state) {
                                         .dst_device = pu_device(client, 1)};
     PU_EXPECT_ERROR(pu_api->PJRT_Buffer_CopyToDevice(&cd), PJRT_Error_Code_FAILED_PRECONDITION,
                     "deleted");
-    PJRT_Event *e = pu_ready_event(b);
-    PU_EXPECT_ERROR(pu_await(e), PJRT_Error_Code_FAILED_PRECONDITION, "deleted");
-    pu_destroy_event(e);
+    PU_EXPECT_ERROR(pu_buffer_await(b), PJRT_Error_Code_FAILED_PRECONDITION, "deleted");
     /* Metadata stays readable. */
     PJRT_Buffer_Dimensions_Args dm = {.struct_size = PJRT_Buffer_Dimensions_Args_STRUCT_SIZE,
                                       .buffer = b};

@@ -354,9 +354,7 @@ static void test_capacity(void **state) {
                                         .buffer = b,
                                         .dst_device = pu_device(c, 1)};
     PU_OK(pu_api->PJRT_Buffer_CopyToDevice(&cd)); /* device 1 has its own 4096 bytes */
-    PJRT_Event *copied = pu_ready_event(cd.dst_buffer);
-    PU_OK(pu_await(copied)); /* the copy holds the source's memory until it ran */
-    pu_destroy_event(copied);
+    PU_OK(pu_buffer_await(cd.dst_buffer)); /* the copy holds the source's memory until it ran */
     PU_EXPECT_ERROR(pu_api->PJRT_Buffer_CopyToDevice(&cd), PJRT_Error_Code_RESOURCE_EXHAUSTED,
                     "xpu:1");
     /* pinned_host has no capacity limit. */
@@ -417,9 +415,7 @@ static void test_injected_faults_reach_every_waiter(void **state) {
                                         .buffer = bad,
                                         .dst_device = pu_device(c, 1)};
     PU_OK(pu_api->PJRT_Buffer_CopyToDevice(&cd));
-    PJRT_Event *copy_ready = pu_ready_event(cd.dst_buffer);
-    PU_EXPECT_ERROR(pu_await(copy_ready), PJRT_Error_Code_INTERNAL, "injected fault");
-    pu_destroy_event(copy_ready);
+    PU_EXPECT_ERROR(pu_buffer_await(cd.dst_buffer), PJRT_Error_Code_INTERNAL, "injected fault");
     PU_EXPECT_ERROR(synchronize(consumer), PJRT_Error_Code_INTERNAL, "injected fault");
     assert_int_equal(ob.status, PJRT_Error_Code_INTERNAL);
     assert_non_null(strstr(ob.message, "injected fault"));

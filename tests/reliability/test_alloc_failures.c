@@ -21,7 +21,6 @@
 
 #include "internal.h" /* pjdl__test_fail_alloc_after: test-only, static library */
 #include "lib_util.h"
-#include "plugin_util.h" /* the plugin's test extension, through the library's table */
 
 #define ROWS 4
 #define COLS 6
@@ -180,11 +179,7 @@ out:
  * finish freeing after the last release returns. */
 static void expect_plugin_baseline(int64_t baseline, const char *platform, const char *who,
                                    long n) {
-    int64_t live = pu_live_process();
-    for (int i = 0; i < 20000 && live != baseline; i++) {
-        usleep(100);
-        live = pu_live_process();
-    }
+    int64_t live = lib_settled_process(keeper, baseline, 2000);
     if (live != baseline)
         fail_msg("%s, %s allocation %ld failed: the plugin has %lld live allocations, %lld before",
                  platform, who, n, (long long)live, (long long)baseline);
@@ -193,12 +188,12 @@ static void expect_plugin_baseline(int64_t baseline, const char *platform, const
 /* The walk on platform *state. */
 static void test_walk(void **state) {
     const char *platform = *state;
-    int64_t baseline = pu_live_process();
+    int64_t baseline = lib_live_process(keeper);
     pjdl__test_fail_alloc_after(0);
-    pu_fail_allocation(0);
+    lib_fail_allocation(keeper, 0);
     assert_true(scenario(platform, 0));
     long lib_total = pjdl__test_fail_alloc_after(0);
-    long plugin_total = (long)pu_fail_allocation(0);
+    long plugin_total = (long)lib_fail_allocation(keeper, 0);
     expect_plugin_baseline(baseline, platform, "no", 0);
 
     long lib_sites = 0, plugin_sites = 0;
@@ -215,9 +210,9 @@ static void test_walk(void **state) {
         assert_true(n < 100000);
     }
     for (long n = 1;; n++) {
-        pu_fail_allocation(n);
+        lib_fail_allocation(keeper, n);
         bool all = scenario(platform, n);
-        long made = (long)pu_fail_allocation(0);
+        long made = (long)lib_fail_allocation(keeper, 0);
         expect_plugin_baseline(baseline, platform, "plugin", n);
         if (made < n) {
             assert_true(all);
@@ -236,13 +231,13 @@ static void test_walk(void **state) {
 
 int main(void) {
     LIB_OK(pjdl_plugin_load(lib_plugin_path(), &keeper));
-    pu_use(pjdl_plugin_api(keeper));
-    if (pu_ext == NULL) {
+    if (lib_ref_ext(keeper) == NULL) {
         fprintf(stderr, "the reference plugin has no test extension\n");
         return 1;
     }
     const struct CMUnitTest tests[] = {
-        PU_PER_PLATFORM_TESTS(test_walk),
+        {"test_walk(cpu)", test_walk, NULL, NULL, (void *)"cpu"},
+        {"test_walk(xpu)", test_walk, NULL, NULL, (void *)"xpu"},
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     pjdl_plugin_release(keeper);

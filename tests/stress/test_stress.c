@@ -246,26 +246,10 @@ static void *run(void *arg) {
     return NULL;
 }
 
-static int64_t settled(pjdl_client *client) {
-    int64_t live = lib_live(client);
-    for (int i = 0; i < 5000 && live != 0; i++) {
-        struct timespec ts = {0, 1000000L};
-        nanosleep(&ts, NULL);
-        live = lib_live(client);
-    }
-    return live;
-}
-
-static int64_t process_live(pjdl_plugin *plugin) {
-    PJRT_Ref_LiveAllocations_Args a = {.struct_size = PJRT_Ref_LiveAllocations_Args_STRUCT_SIZE};
-    assert_null(lib_ref_ext(plugin)->live_allocations(&a));
-    return a.process_allocations;
-}
-
 static void stress(void **state) {
     (void)state;
     pjdl_plugin *plugin = lib_load();
-    int64_t process_before = process_live(plugin);
+    int64_t process_before = lib_live_process(plugin);
     pjdl_option opts[3] = {{.name = "platform", .type = PJDL_OPTION_STRING},
                            {.name = "transfer_delay_us", .type = PJDL_OPTION_INT64},
                            {.name = "fail_transfer_every", .type = PJDL_OPTION_INT64}};
@@ -308,7 +292,7 @@ static void stress(void **state) {
 
     /* Deleters of imported exports may still be on their way (views are
      * freed on the stream threads once queued work is done). */
-    assert_int_equal(settled(s->client), 0);
+    assert_int_equal(lib_settled(s->client, 5000), 0);
     int wraps = atomic_load(&s->num_wraps), hosts = atomic_load(&s->num_hosts);
     int bad_wraps = 0, bad_hosts = 0;
     for (int i = 0; i < wraps; i++)
@@ -333,13 +317,7 @@ static void stress(void **state) {
 
     pjdl_client_release(s->client);
     /* The plugin as a whole is back to where it started. */
-    int64_t live = process_live(plugin);
-    for (int i = 0; i < 5000 && live != process_before; i++) {
-        struct timespec ts = {0, 1000000L};
-        nanosleep(&ts, NULL);
-        live = process_live(plugin);
-    }
-    assert_int_equal(live, process_before);
+    assert_int_equal(lib_settled_process(plugin, process_before, 5000), process_before);
     free(s->wraps);
     free(s->hosts);
     free(s);
