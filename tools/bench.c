@@ -190,6 +190,19 @@ static void measure(bench_case *cases, size_t n, int64_t rounds) {
 
 /* -------------------------------------------------------------- sections */
 
+/* The rows of the --size buffer after those of the 4 KiB one: why it failed
+ * (its error; empty when it was not given), else, when `measured`, its time
+ * and its ratio to the 4 KiB time (label: ratio_fmt of the size in KiB). */
+static void large_rows(bench *b, const op *large, bool measured, const char *name,
+                       const char *ratio_fmt, double large_ns, double small_ns) {
+    if (large->error[0]) {
+        na_row(b, name, large->error);
+    } else if (measured) {
+        add_row(b, name, b->iterations, large_ns, "ns");
+        ratio_row(b, name_of(ratio_fmt, b->copy_bytes), large_ns, small_ns);
+    }
+}
+
 /* Export + deleter of `buf` (and of `big`, a buffer of --size bytes, when
  * given), interleaved with a malloc + free pair of the export's size. */
 static void bench_export(bench *b, pjdl_buffer *buf, pjdl_buffer *big) {
@@ -209,12 +222,7 @@ static void bench_export(bench *b, pjdl_buffer *buf, pjdl_buffer *big) {
     add_row(b, name, b->iterations, s, "ns");
     add_row(b, "malloc + free (160 bytes)", b->iterations, m, "ns");
     ratio_row(b, "export / malloc+free", s, m);
-    if (big != NULL && large.error[0]) {
-        na_row(b, big_name, large.error);
-    } else if (big != NULL) {
-        add_row(b, big_name, b->iterations, cases[2].median_ns, "ns");
-        ratio_row(b, name_of("export %zu KiB / 4 KiB", b->copy_bytes), cases[2].median_ns, s);
-    }
+    large_rows(b, &large, big != NULL, big_name, "export %zu KiB / 4 KiB", cases[2].median_ns, s);
 }
 
 /* Import as a view + release at 4 KiB and at --size, interleaved; then the
@@ -236,13 +244,8 @@ static void bench_import(bench *b, pjdl_buffer *buf, pjdl_buffer *big) {
         return;
     }
     add_row(b, name, b->iterations, cases[0].median_ns, "ns");
-    if (big != NULL && large.error[0]) {
-        na_row(b, big_name, large.error);
-    } else if (big_ok) {
-        add_row(b, big_name, b->iterations, cases[1].median_ns, "ns");
-        ratio_row(b, name_of("import %zu KiB / 4 KiB", b->copy_bytes), cases[1].median_ns,
-                  cases[0].median_ns);
-    }
+    large_rows(b, &large, big_ok, big_name, "import %zu KiB / 4 KiB", cases[1].median_ns,
+               cases[0].median_ns);
     op rt = {.b = b, .buf = buf};
     bench_case round[] = {{NULL, loop_round_trip, &rt, 0}};
     measure(round, 1, b->iterations);

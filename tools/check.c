@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "check.h"
 
 static const ck_def checks[] = {
@@ -350,9 +351,9 @@ static void run_forked(ck_ctx *ctx, const ck_def *d, ck_result *r) {
     memset(&rep, 0, sizeof rep);
     size_t got = 0;
     bool timed_out = false;
-    uint64_t deadline = cli_now_ns() + (uint64_t)CHECK_TIMEOUT_S * 1000000000ull;
+    uint64_t deadline = bench_now_ns() + (uint64_t)CHECK_TIMEOUT_S * 1000000000ull;
     while (got < sizeof rep) {
-        uint64_t now = cli_now_ns();
+        uint64_t now = bench_now_ns();
         if (now >= deadline) {
             timed_out = true;
             break;

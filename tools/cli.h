@@ -139,8 +139,4 @@ int cli_info(const cli_args *args);
 int cli_check(const cli_args *args);
 int cli_bench(const cli_args *args);
 
-/* ----------------------------------------------------------------- misc */
-/* Monotonic time in nanoseconds. */
-uint64_t cli_now_ns(void);
-
 #endif /* PJDL_CLI_H */

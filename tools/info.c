@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "cli.h"
 
 /* One row of the capability table. */
@@ -103,26 +104,26 @@ enum {
     CAP_STREAM,
 };
 
-#define CAP_SLOT(slot)                                                                             \
-    { #slot, offsetof(PJRT_Api, slot) }
+/* Indexed by the enum above, so that a row cannot land on another's label. */
+#define CAP_SLOT(cap, slot) [cap] = {#slot, offsetof(PJRT_Api, slot)}
 static const struct {
     const char *name;
     size_t offset;
 } cap_slots[CAP_STREAM] = {
-    CAP_SLOT(PJRT_Buffer_IncreaseExternalReferenceCount),
-    CAP_SLOT(PJRT_Buffer_DecreaseExternalReferenceCount),
-    CAP_SLOT(PJRT_Buffer_OpaqueDeviceMemoryDataPointer),
-    CAP_SLOT(PJRT_Buffer_UnsafePointer),
-    CAP_SLOT(PJRT_Buffer_GetMemoryLayout),
-    CAP_SLOT(PJRT_Buffer_ReadyEvent),
-    CAP_SLOT(PJRT_Client_CreateViewOfDeviceBuffer),
-    CAP_SLOT(PJRT_Client_BufferFromHostBuffer),
-    CAP_SLOT(PJRT_Buffer_ToHostBuffer),
-    CAP_SLOT(PJRT_Buffer_Delete),
-    CAP_SLOT(PJRT_Buffer_Memory),
-    CAP_SLOT(PJRT_Device_DefaultMemory),
-    CAP_SLOT(PJRT_Event_OnReady),
-    CAP_SLOT(PJRT_Buffer_CopyToMemory),
+    CAP_SLOT(CAP_INC, PJRT_Buffer_IncreaseExternalReferenceCount),
+    CAP_SLOT(CAP_DEC, PJRT_Buffer_DecreaseExternalReferenceCount),
+    CAP_SLOT(CAP_PTR, PJRT_Buffer_OpaqueDeviceMemoryDataPointer),
+    CAP_SLOT(CAP_UNSAFE_PTR, PJRT_Buffer_UnsafePointer),
+    CAP_SLOT(CAP_LAYOUT, PJRT_Buffer_GetMemoryLayout),
+    CAP_SLOT(CAP_READY, PJRT_Buffer_ReadyEvent),
+    CAP_SLOT(CAP_VIEW, PJRT_Client_CreateViewOfDeviceBuffer),
+    CAP_SLOT(CAP_FROM_HOST, PJRT_Client_BufferFromHostBuffer),
+    CAP_SLOT(CAP_TO_HOST, PJRT_Buffer_ToHostBuffer),
+    CAP_SLOT(CAP_DELETE, PJRT_Buffer_Delete),
+    CAP_SLOT(CAP_MEMORY, PJRT_Buffer_Memory),
+    CAP_SLOT(CAP_DEFAULT_MEMORY, PJRT_Device_DefaultMemory),
+    CAP_SLOT(CAP_ON_READY, PJRT_Event_OnReady),
+    CAP_SLOT(CAP_COPY_TO_MEMORY, PJRT_Buffer_CopyToMemory),
 };
 #undef CAP_SLOT
 
@@ -302,9 +303,8 @@ static void read_table_early(const char *path, info_facts *f) {
     if (h == NULL)
         return; /* the library fails the same way and says why */
     facts_step(f, "GetPjrtApi");
-    bool has_symbol;
     const PJRT_Api *api;
-    raw_get_api(h, &has_symbol, &api);
+    raw_get_api(h, NULL, &api);
     if (api != NULL)
         read_table(api, f);
     /* Never closed: the library opens the same file next, and plugins are
@@ -621,7 +621,7 @@ static int info_child(const cli_args *args, info_facts *f) {
  * Returns false on a timeout. */
 static bool wait_child(pid_t pid, info_facts *f, int64_t limit_ms, int *status) {
     unsigned steps = atomic_load(&f->steps);
-    uint64_t since = cli_now_ns();
+    uint64_t since = bench_now_ns();
     for (;;) {
         pid_t r = waitpid(pid, status, WNOHANG);
         if (r == pid || (r < 0 && errno != EINTR))
@@ -629,8 +629,8 @@ static bool wait_child(pid_t pid, info_facts *f, int64_t limit_ms, int *status) 
         unsigned now_steps = atomic_load(&f->steps);
         if (now_steps != steps) {
             steps = now_steps;
-            since = cli_now_ns();
-        } else if (cli_now_ns() - since > (uint64_t)limit_ms * 1000000ull) {
+            since = bench_now_ns();
+        } else if (bench_now_ns() - since > (uint64_t)limit_ms * 1000000ull) {
             kill(pid, SIGKILL);
             while (waitpid(pid, status, 0) < 0 && errno == EINTR)
                 ;

@@ -71,7 +71,8 @@ void raw_get_api(void *handle, bool *has_symbol, const PJRT_Api **api) {
     const PJRT_Api *(*get_api)(void);
     void *sym = dlsym(handle, "GetPjrtApi");
     memcpy(&get_api, &sym, sizeof get_api);
-    *has_symbol = sym != NULL;
+    if (has_symbol != NULL)
+        *has_symbol = sym != NULL;
     *api = sym ? get_api() : NULL;
 }
 

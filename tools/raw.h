@@ -32,9 +32,9 @@ const PJRT_Stream_Extension *raw_stream_extension(const PJRT_Api *api);
 
 /* The plugin's table read ourselves, before the library judges it:
  * raw_get_api calls the GetPjrtApi of a handle dlopen()ed by the caller and
- * says whether the symbol exists (*api is NULL when it does not). Two steps,
- * so that `info` can tell a crash in the plugin's loading from one in
- * GetPjrtApi. */
+ * says whether the symbol exists (*api is NULL when it does not; has_symbol
+ * may be NULL). Two steps, so that `info` can tell a crash in the plugin's
+ * loading from one in GetPjrtApi. */
 void raw_get_api(void *handle, bool *has_symbol, const PJRT_Api **api);
 
 /* PJRT_Plugin_Initialize. */

@@ -1,6 +1,5 @@
-/* Small helpers shared by the subcommands: progress, names, time. */
+/* Small helpers shared by the subcommands: the progress line. */
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 
@@ -16,10 +15,4 @@ void progress_done(bool enabled) {
         return;
     fputs("\r\033[K", stderr);
     fflush(stderr);
-}
-
-uint64_t cli_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
