@@ -327,10 +327,15 @@ managed_tensor_allocator(DLTensor *prototype, DLManagedTensorVersioned **out, vo
                          void (*SetError)(void *error_ctx, const char *kind, const char *message)) {
     alloc_error e;
     int rc;
+    pjpy_attach here = Py_IsInitialized() ? pjpy_thread_attached() : PJPY_DETACHED;
     if (!Py_IsInitialized() || !pjpy_may_release_gil()) {
         rc = alloc_fail(&e, "RuntimeError", "the interpreter is exiting");
-    } else if (PyGILState_Check()) {
+    } else if (here == PJPY_ATTACHED_HOME) {
         rc = allocator_locked(prototype, out, &e);
+    } else if (here == PJPY_ATTACHED_OTHER) {
+        /* Taking the module's GIL here would wait for this very thread. */
+        rc = alloc_fail(&e, "RuntimeError",
+                        "called from a thread attached to another Python interpreter");
     } else {
         PyGILState_STATE state = PyGILState_Ensure();
         rc = allocator_locked(prototype, out, &e);

@@ -132,6 +132,7 @@ static int register_atexit(PyObject *module) {
 PyMODINIT_FUNC PyInit__pjrt_dlpack(void); /* found by the import system */
 
 PyMODINIT_FUNC PyInit__pjrt_dlpack(void) {
+    pjpy_set_home_interpreter();
     PyTypeObject *types[] = {&pjpy_plugin_type, &pjpy_client_type, &pjpy_device_type,
                              &pjpy_memory_type, &pjpy_buffer_type};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)

@@ -98,6 +98,16 @@ PyObject *pjpy_raise_exchange(pjdl_code code);
 
 /* ----------------------------------------------------------- threading */
 
+/* Whether this thread may run Python code of the module's interpreter: it
+ * has an attached thread state (holds the GIL) of that interpreter
+ * (PJPY_ATTACHED_HOME), of another one (PJPY_ATTACHED_OTHER), or none.
+ * Right with subinterpreters, on every supported Python (gil.c). */
+typedef enum { PJPY_DETACHED, PJPY_ATTACHED_HOME, PJPY_ATTACHED_OTHER } pjpy_attach;
+pjpy_attach pjpy_thread_attached(void);
+
+/* Records the calling thread's interpreter as the module's (module init). */
+void pjpy_set_home_interpreter(void);
+
 /* Whether the GIL may be released around a library call: not once the
  * interpreter is exiting, so that callbacks triggered by the call on this
  * thread find the GIL held and run at once. */
