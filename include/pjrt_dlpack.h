@@ -482,8 +482,14 @@ typedef struct pjdl_import_options {
     { sizeof(pjdl_import_options), PJDL_COPY_IF_NEEDED, NULL, NULL, false, 0 }
 /* clang-format on */
 
-/* Imports a DLPack tensor as a buffer of one of `clients` (the one whose
- * platform and devices match the tensor's DLDevice). Zero-copy when the
+/* Imports a DLPack tensor as a buffer of one of `clients`: without a target
+ * (options' device and memory NULL), the first client, in the order given,
+ * that has a device whose default memory has the tensor's DLDevice, then
+ * the first that has it in another memory; a client that refuses the tensor
+ * (INVALID_ARGUMENT, UNIMPLEMENTED, FAILED_PRECONDITION: no view and no
+ * copy) passes it to the next candidate, unless the options name a stream
+ * (a stream belongs to one client: only the first candidate is tried). When
+ * all refuse, the first one's error is returned. Zero-copy when the
  * plugin can view the memory (compact row-major or a compact permutation,
  * aligned to the element size, and writable); otherwise, when `copy` allows
  * and the memory is host-reachable (kDLCPU, kDLCUDAHost, kDLROCMHost), the

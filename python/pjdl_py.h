@@ -261,4 +261,8 @@ int pjpy_buffer_export_plain(pjpy_buffer *self, DLManagedTensorVersioned **out);
  * -1 with an exception set. */
 int pjpy_exchange_api_init(PyTypeObject *buffer_type);
 
+/* Whether `api` is this module's table: its exports are ready when handed
+ * out, so an import of them needs no stream. */
+int pjpy_exchange_api_is_ours(const DLPackExchangeAPI *api);
+
 #endif /* PJDL_PY_H_ */

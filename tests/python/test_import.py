@@ -226,6 +226,60 @@ def test_module_level_from_dlpack_with_device(xpu):
     assert contents(buf, np.int64).tolist() == [0, 1, 2, 3, 4]
 
 
+@pytest.fixture
+def two_xpus(plugin):
+    """Two more xpu clients, made in the order (other, own): both have the
+    DLDevice (kDLOneAPI, 0), each with its own memory and stream, and `other`
+    is the first live client with it."""
+    other = plugin.client(platform="xpu")
+    own = plugin.client(platform="xpu")
+    assert other.devices[0].dlpack_device == own.devices[0].dlpack_device
+    return other, own
+
+
+def assert_view_in(client, buf, source):
+    assert buf.client is client
+    assert buf.unsafe_buffer_pointer() == source.unsafe_buffer_pointer()
+
+
+def test_client_import_of_its_own_buffer_needs_no_other_clients_stream(two_xpus):
+    # Issue 20, defect 2: the exchange API's current_work_stream gave the
+    # stream of the first client with the DLDevice (other's), which own's
+    # CreateViewOfDeviceBuffer refuses. Our own table's exports are ready:
+    # no stream at all.
+    other, own = two_xpus
+    b = own.buffer(np.arange(4, dtype=np.float32), device=own.devices[0])
+    assert_view_in(own, own.from_dlpack(b, copy=False), b)
+    c = other.buffer(np.arange(4, dtype=np.float32), device=other.devices[0])
+    assert_view_in(other, other.from_dlpack(c, copy=False), c)
+
+
+def test_current_work_stream_is_none_when_clients_disagree(two_xpus):
+    # A stream belongs to one client; the call names only a DLDevice.
+    from dlpack_ctypes import Table
+    other, own = two_xpus
+    kind, dev_id = own.devices[0].dlpack_device
+    assert own.devices[0].stream != other.devices[0].stream
+    assert Table(pjrt_dlpack.Buffer).stream(kind, dev_id) is None
+
+
+def test_module_import_prefers_the_producers_client(two_xpus):
+    # Issue 20, defect 3: the module-level from_dlpack took the first live
+    # client with the DLDevice (other) and gave up when its view failed.
+    other, own = two_xpus
+    b = own.buffer(np.arange(4, dtype=np.float32), device=own.devices[0])
+    assert_view_in(own, pjrt_dlpack.from_dlpack(b, copy=False), b)
+
+
+def test_module_import_tries_every_client_with_the_dldevice(two_xpus):
+    # A capsule does not say whose it is: the first client refuses (not its
+    # memory), the next one takes it.
+    other, own = two_xpus
+    b = own.buffer(np.arange(4, dtype=np.float32), device=own.devices[0])
+    for capsule in (b.__dlpack__(max_version=(1, 0)), b.__dlpack__()):
+        assert_view_in(own, pjrt_dlpack.from_dlpack(capsule, copy=False), b)
+
+
 # ------------------------------------------------------ protocol details
 
 
