@@ -221,21 +221,14 @@ static int producer_device(PyObject *x, DLDevice *dl) {
     PyObject *dev = call_method(x, names[NAME_DLPACK_DEVICE], NULL, NULL, &missing);
     if (dev == NULL)
         return missing ? 0 : -1;
-    long type = 0, id = 0;
-    int ok = PyTuple_Check(dev) && PyTuple_GET_SIZE(dev) == 2;
-    if (ok) {
-        type = PyLong_AsLong(PyTuple_GET_ITEM(dev, 0));
-        id = PyLong_AsLong(PyTuple_GET_ITEM(dev, 1));
-        ok = !PyErr_Occurred();
-    }
+    int64_t pair[2];
+    int rc =
+        pjpy_int_pair(dev, "__dlpack_device__()", pjpy_dl_device_range, pjpy_dlpack_error, pair);
     Py_DECREF(dev);
-    if (!ok) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "__dlpack_device__() must return a tuple of two ints");
+    if (rc < 0)
         return -1;
-    }
-    dl->device_type = (DLDeviceType)type;
-    dl->device_id = (int32_t)id;
+    dl->device_type = (DLDeviceType)pair[0];
+    dl->device_id = (int32_t)pair[1];
     return 1;
 }
 

@@ -96,6 +96,32 @@ PyObject *pjpy_raise_error(pjdl_code code);
  * FAILED_PRECONDITION, UNIMPLEMENTED), pjpy_error otherwise. */
 PyObject *pjpy_raise_exchange(pjdl_code code);
 
+/* ------------------------------------------------------------ integers */
+
+/* Every Python integer that becomes a C value goes through one of these
+ * (ints.c). pjpy_int_arg: obj (an int or an object with __index__) as a
+ * value in [min, max] in *out; not an integer: TypeError; out of range:
+ * `error` (OverflowError for plain arguments, DLPackError for the DLPack
+ * protocol's), both naming `what` (e.g. "dl_device[1]"). 0, or -1 with the
+ * exception set. */
+int pjpy_int_arg(PyObject *obj, const char *what, int64_t min, int64_t max, PyObject *error,
+                 int64_t *out);
+
+/* A tuple of two ints, checked as pjpy_int_arg does: the first in
+ * [range[0], range[1]], the second in [range[2], range[3]], named
+ * "<what>[0]" and "<what>[1]"; not such a tuple: TypeError. */
+int pjpy_int_pair(PyObject *obj, const char *what, const int64_t range[4], PyObject *error,
+                  int64_t out[2]);
+
+/* The ranges of a DLDevice's (device_type, device_id) and of a DLPack
+ * version's (major, minor), for pjpy_int_pair. */
+extern const int64_t pjpy_dl_device_range[4];
+extern const int64_t pjpy_dl_version_range[4];
+
+/* An address (a data pointer, a C handle): [0, 2**64 - 1] on a 64-bit
+ * machine, OverflowError naming `what` otherwise. 0, or -1. */
+int pjpy_address_arg(PyObject *obj, const char *what, void **out);
+
 /* ----------------------------------------------------------- threading */
 
 /* Whether this thread may run Python code of the module's interpreter: it
