@@ -280,6 +280,12 @@ PJDL_API uint64_t pjdl_platform_id(const char *name, size_t len);
 PJDL_API pjdl_code pjdl_register_platform(const char *platform_name, DLDeviceType device_type,
                                           DLDeviceType host_memory_type);
 
+/* A number that changes whenever pjdl_register_platform succeeds, so that
+ * whatever a caller derived from the platform registry (a DLDevice, a device
+ * type) and cached stays true while the number it read before deriving it is
+ * the number now. Starts at 0; one atomic load; any thread. */
+PJDL_API unsigned pjdl_platform_generation(void);
+
 /* The DLPack device type of memory kind `memory_kind` (NULL: the default
  * device memory) on platform `platform_name`. "unpinned_host" is always
  * kDLCPU, "pinned_host" the platform's host type, anything else the

@@ -342,7 +342,10 @@ PyObject *pjpy_buffer_release_to_dlpack(PyObject *self, PyObject *const *args, P
 PyObject *pjpy_buffer_dlpack_device(PyObject *self, PyObject *unused) {
     (void)unused;
     pjpy_buffer *b = (pjpy_buffer *)self;
-    /* A buffer never changes device: the tuple is made once and reused. */
+    /* A buffer never changes device, but its DLDevice is the platform
+     * registry's: the tuple is made once and reused until a registration. */
+    if (pjpy_buffer_registry_sync(b) < 0)
+        return NULL;
     if (b->dl_device_tuple == NULL) {
         DLDevice dl;
         pjdl_code rc = pjdl_buffer_dl_device(b->buffer, &dl);

@@ -114,7 +114,7 @@ static int make_view(pjpy_buffer *self) {
 static int dltensor_from_py_object(void *py_object, DLTensor *out) {
     static const char fname[] = "dltensor_from_py_object_no_sync";
     pjpy_buffer *self = as_buffer(py_object, out, fname);
-    if (self == NULL)
+    if (self == NULL || pjpy_buffer_registry_sync(self) < 0)
         return -1;
     if (self->view == NULL) {
         if (make_view(self) < 0)

@@ -55,6 +55,10 @@ typedef struct {
     int export_fast;
     /* The __dlpack_device__ tuple, made on first use; NULL until then. */
     PyObject *dl_device_tuple;
+    /* pjdl_platform_generation() when dl_device_tuple and view->device were
+     * last known true: both derive from the platform registry
+     * (pjpy_buffer_registry_sync). */
+    unsigned dl_generation;
     /* What the exchange API's dltensor_from_py_object_no_sync hands out: a
      * DLTensor with its shape and strides in the same PyMem block, made on
      * first use (exchange_api.c). A buffer never changes its data pointer,
@@ -202,6 +206,11 @@ PyObject *pjpy_buffer_new(PyObject *client_obj, pjdl_buffer *buffer);
  * nothing can fail after the library took a producer's tensor. NULL with
  * MemoryError set. */
 pjpy_buffer *pjpy_buffer_alloc(void);
+/* Drops or corrects what the Buffer cached from the platform registry (the
+ * __dlpack_device__ tuple, the exchange API view's device) when a
+ * registration changed it since. Call before using either; needs the GIL.
+ * 0, or -1 with an exception set. */
+int pjpy_buffer_registry_sync(pjpy_buffer *self);
 /* Fills an object of pjpy_buffer_alloc; takes over `buffer`. */
 void pjpy_buffer_set(pjpy_buffer *self, PyObject *client_obj, pjdl_buffer *buffer);
 PyObject *pjpy_device_new(PyObject *client_obj, pjdl_device *device);
