@@ -122,20 +122,17 @@ PyObject *pjpy_dl_device_tuple(DLDevice dl) {
 
 /* ------------------------------------------------------------ methods */
 
-static int fill_dims(const Py_buffer *view, int64_t *dims, int64_t *strides) {
+/* The view's shape into dims and its byte strides into strides; returns
+ * strides, or NULL for an exporter that gives none (it ignored
+ * PyBUF_STRIDES: compact row-major, which NULL means to the library, so that
+ * no stride is multiplied out here). */
+static const int64_t *fill_dims(const Py_buffer *view, int64_t *dims, int64_t *strides) {
     for (int i = 0; i < view->ndim; i++) {
         dims[i] = view->shape[i];
-        strides[i] = view->strides ? view->strides[i] : 0;
+        if (view->strides != NULL)
+            strides[i] = view->strides[i];
     }
-    if (view->strides == NULL && view->ndim > 0) {
-        /* Only possible for exporters that ignore PyBUF_STRIDES: compact. */
-        int64_t s = view->itemsize;
-        for (int i = view->ndim - 1; i >= 0; i--) {
-            strides[i] = s;
-            s *= dims[i];
-        }
-    }
-    return 0;
+    return view->strides != NULL ? strides : NULL;
 }
 
 static PyObject *client_buffer(PyObject *obj, PyObject *args, PyObject *kwargs) {
@@ -172,11 +169,11 @@ static PyObject *client_buffer(PyObject *obj, PyObject *args, PyObject *kwargs) 
                      PyBUF_MAX_NDIM);
         goto done;
     }
-    fill_dims(&view, dims, strides);
+    const int64_t *byte_strides = fill_dims(&view, dims, strides);
     pjdl_buffer *buffer = NULL;
     pjdl_code rc;
     PJPY_NOGIL_RC(rc, pjdl_buffer_from_host(self->client, view.buf, type, dims, (size_t)view.ndim,
-                                            strides, memory, &buffer));
+                                            byte_strides, memory, &buffer));
     if (rc != PJDL_OK) {
         pjpy_raise_error(rc);
         goto done;

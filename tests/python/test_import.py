@@ -280,6 +280,36 @@ def test_module_import_tries_every_client_with_the_dldevice(two_xpus):
         assert_view_in(own, pjrt_dlpack.from_dlpack(capsule, copy=False), b)
 
 
+# ------------------------------------------------------- empty tensors
+
+WIDE = 2 ** 62
+
+
+@pytest.mark.parametrize("make", [
+    # PyTorch 2 exports its strides, (2**62, 1).
+    pytest.param(lambda: torch.empty(0, WIDE), id="torch-strides-2**62"),
+    pytest.param(lambda: pjrt_dlpack.Client.external_dlpack(
+        0, (0, WIDE), "float32", None, (pjrt_dlpack.kDLCPU, 0), None), id="null-strides"),
+    pytest.param(lambda: pjrt_dlpack.Client.external_dlpack(
+        0, (0, WIDE, 8), "float32", None, (pjrt_dlpack.kDLCPU, 0), None),
+        id="null-strides-compact-overflow"),
+    pytest.param(lambda: pjrt_dlpack.Client.external_dlpack(
+        0, (0, 3), "float32", (2 ** 63 - 1, -2 ** 63), (pjrt_dlpack.kDLCPU, 0), None),
+        id="wild-strides"),
+])
+@pytest.mark.parametrize("target", ["cpu", "xpu", "xla"])
+def test_empty_tensor_with_huge_strides_is_imported(request, target, make):
+    # Issue 20, defect 6: with no elements no stride arithmetic may fail
+    # (conformance rows 14 and 18 refuse only element counts that overflow).
+    client = request.getfixturevalue(target)
+    x = make()
+    shape = tuple(x.shape) if isinstance(x, torch.Tensor) else None
+    buf = client.from_dlpack(x)
+    assert 0 in buf.shape and buf.nbytes == 0 and buf.to_bytes() == b""
+    if shape is not None:
+        assert buf.shape == shape
+
+
 # ------------------------------------------------------ protocol details
 
 
