@@ -4,23 +4,34 @@
 #   make bench  the benchmarks (Release build in build-bench); writes
 #               bench/results/results.md and latency.png
 #   make fuzz   every libFuzzer target for PJDL_FUZZ_SECONDS (default 300) each
-# Each installs missing Debian packages, configures and builds first.
+#   make wheel  the manylinux wheel in dist/ (scripts/release.sh)
+#   make sdist  the source distribution in dist/
+# Each installs what it needs and is missing first (scripts/setup.sh MODE:
+# SETUP_FOR below), then configures and builds.
 
 BUILD ?= build
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup build demo test fuzz bench clean format
+.PHONY: all setup build demo test fuzz bench clean format wheel sdist
 
 all: build
 
+# What each target installs (scripts/setup.sh): make build and anything not
+# named here get demo's.
+SETUP_FOR ?= demo
+test fuzz: SETUP_FOR = test
+bench: SETUP_FOR = bench
+wheel sdist: SETUP_FOR = release
+
 setup:
-	@bash scripts/setup.sh
+	@bash scripts/setup.sh $(SETUP_FOR)
 
-$(BUILD)/CMakeCache.txt: | setup
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE)
-
-build: setup $(BUILD)/CMakeCache.txt
+# Configured on every build (under a second when nothing changed): what a
+# set-up installed since the last time (valgrind for make test after make
+# demo) is found.
+build: setup
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE) --log-level=NOTICE
 	cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 
 demo: build
@@ -56,8 +67,19 @@ bench: setup
 plugins: build
 	@bash scripts/plugins.sh info $(BUILD)
 
+# The Python package for PyPI (scripts/release.sh): a manylinux wheel,
+# repaired and checked by auditwheel, built in $(WHEEL_BUILD) (kept: the next
+# build is incremental), and the sdist, both offline, into dist/.
+WHEEL_BUILD ?= build-wheel
+
+wheel: setup
+	@bash scripts/release.sh wheel dist $(WHEEL_BUILD)
+
+sdist: setup
+	@bash scripts/release.sh sdist dist
+
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cpp')
 
 clean:
-	rm -rf build build-*
+	rm -rf build build-* dist
