@@ -39,6 +39,7 @@ static void zs_init_once(void) {
         zs_devices[i].magic = ZS_MAGIC_DEVICE;
         zs_devices[i].index = i;
     }
+    zs_engine_init();
     zs_initialized = true;
 }
 

@@ -5,6 +5,12 @@
  * configured delay (ZE_SIM_DELAY_US), does the work in host memory (f) and
  * signals the command's event; after a job it signals the job's fence. So
  * events and fences complete later than the call that queued them.
+ *
+ * Fork: a child process has none of the parent's threads, but Intel's
+ * runtime keeps command lists and queues cached across clients (and
+ * `pjrt-dlpack check` forks after releasing a client). So ze_sim holds its
+ * lock across fork() and, in the child, starts a new worker for every
+ * queue, putting back first the job the parent's worker was running.
  */
 #include "zs.h"
 
@@ -24,9 +30,13 @@ struct ze_sim_queue {
     ze_device_handle_t device;
     pthread_t thread;
     struct zs_job *head, *tail; /* under zs_lock */
+    struct zs_job *running;     /* popped, not finished */
     uint64_t submitted, completed;
     bool stop;
+    struct ze_sim_queue *next_queue; /* every live queue, for fork */
 };
+
+static struct ze_sim_queue *zs_queues; /* under zs_lock */
 
 bool zs_queue_ok(const struct ze_sim_queue *q) {
     return q && q->magic == ZS_MAGIC_QUEUE;
@@ -117,6 +127,7 @@ static void *zs_worker(void *arg) {
         q->head = job->next;
         if (!q->head)
             q->tail = NULL;
+        q->running = job;
         pthread_mutex_unlock(&zs_lock);
         for (size_t i = 0; i < job->n; i++)
             zs_cmd_run(&job->cmds[i]);
@@ -127,6 +138,7 @@ static void *zs_worker(void *arg) {
         if (job->fence && job->fence->magic == ZS_MAGIC_FENCE)
             job->fence->signaled = true;
         q->completed++;
+        q->running = NULL;
         pthread_cond_broadcast(&zs_changed);
         free(job);
     }
@@ -140,7 +152,14 @@ ze_result_t zs_queue_new(ze_device_handle_t device, struct ze_sim_queue **out) {
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     q->magic = ZS_MAGIC_QUEUE;
     q->device = device;
-    if (pthread_create(&q->thread, NULL, zs_worker, q)) {
+    pthread_mutex_lock(&zs_lock);
+    int err = pthread_create(&q->thread, NULL, zs_worker, q);
+    if (!err) {
+        q->next_queue = zs_queues;
+        zs_queues = q;
+    }
+    pthread_mutex_unlock(&zs_lock);
+    if (err) {
         free(q);
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
@@ -193,6 +212,34 @@ void zs_queue_free(struct ze_sim_queue *q) {
     pthread_join(q->thread, NULL);
     q->magic = 0;
     free(q);
+}
+
+static void zs_fork_prepare(void) {
+    pthread_mutex_lock(&zs_lock);
+}
+
+static void zs_fork_parent(void) {
+    pthread_mutex_unlock(&zs_lock);
+}
+
+static void zs_fork_child(void) {
+    pthread_cond_init(&zs_changed, NULL);
+    for (struct ze_sim_queue *q = zs_queues; q; q = q->next_queue) {
+        if (q->running) {
+            q->running->next = q->head;
+            q->head = q->running;
+            if (!q->tail)
+                q->tail = q->running;
+            q->running = NULL;
+        }
+        if (pthread_create(&q->thread, NULL, zs_worker, q))
+            q->stop = true; /* no worker: its work never completes */
+    }
+    pthread_mutex_unlock(&zs_lock);
+}
+
+void zs_engine_init(void) {
+    pthread_atfork(zs_fork_prepare, zs_fork_parent, zs_fork_child);
 }
 
 ze_result_t zs_cmd_clone(struct zs_cmd *dst, const struct zs_cmd *src) {

@@ -3,14 +3,14 @@
  * memory, aligned to 4096 bytes (d) or the caller's larger alignment; a
  * table maps any address inside one to its allocation, as the driver's
  * zeMemGetAllocProperties does. Device memory is counted against the
- * device's reported size.
+ * device's reported size. The table is guarded by zs_lock (held across
+ * fork, see engine.c).
  */
 #include "zs.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static pthread_mutex_t zs_mem_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct zs_alloc_info *zs_allocs;
 static size_t zs_num_allocs, zs_cap_allocs;
 static uint64_t zs_next_id = 1;
@@ -32,12 +32,12 @@ static size_t zs_find_locked(const void *ptr) {
 }
 
 bool zs_alloc_find(const void *ptr, struct zs_alloc_info *out) {
-    pthread_mutex_lock(&zs_mem_lock);
+    pthread_mutex_lock(&zs_lock);
     size_t i = zs_find_locked(ptr);
     bool found = i < zs_num_allocs;
     if (found && out)
         *out = zs_allocs[i];
-    pthread_mutex_unlock(&zs_mem_lock);
+    pthread_mutex_unlock(&zs_lock);
     return found;
 }
 
@@ -52,7 +52,7 @@ static ze_result_t zs_alloc(size_t size, size_t alignment, ze_memory_type_t type
         return type == ZE_MEMORY_TYPE_HOST ? ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY
                                            : ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
     size_t rounded = (size + align - 1) / align * align;
-    pthread_mutex_lock(&zs_mem_lock);
+    pthread_mutex_lock(&zs_lock);
     ze_result_t rc = ZE_RESULT_SUCCESS;
     bool counted = type != ZE_MEMORY_TYPE_HOST;
     if (counted && zs_used[device] + size > zs_config.memory_size)
@@ -76,7 +76,7 @@ static ze_result_t zs_alloc(size_t size, size_t alignment, ze_memory_type_t type
             zs_used[device] += size;
         *pptr = mem;
     }
-    pthread_mutex_unlock(&zs_mem_lock);
+    pthread_mutex_unlock(&zs_lock);
     return rc;
 }
 
@@ -115,7 +115,7 @@ ze_result_t zeMemFree(ze_context_handle_t hContext, void *ptr) {
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (!ptr)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    pthread_mutex_lock(&zs_mem_lock);
+    pthread_mutex_lock(&zs_lock);
     size_t i = zs_find_locked(ptr);
     bool found = i < zs_num_allocs && zs_allocs[i].base == ptr;
     if (found) {
@@ -123,7 +123,7 @@ ze_result_t zeMemFree(ze_context_handle_t hContext, void *ptr) {
             zs_used[zs_allocs[i].device] -= zs_allocs[i].size;
         zs_allocs[i] = zs_allocs[--zs_num_allocs];
     }
-    pthread_mutex_unlock(&zs_mem_lock);
+    pthread_mutex_unlock(&zs_lock);
     if (!found)
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     free(ptr);

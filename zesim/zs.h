@@ -144,6 +144,8 @@ ze_result_t zs_queue_submit(struct ze_sim_queue *q, struct zs_cmd *cmds, size_t 
 ze_result_t zs_queue_sync(struct ze_sim_queue *q, uint64_t timeout_ns);
 void zs_queue_free(struct ze_sim_queue *q);
 bool zs_queue_ok(const struct ze_sim_queue *q);
+/* Once, from zeInit: the fork handlers (engine.c). */
+void zs_engine_init(void);
 
 /* Appends cmd to a list: recorded, or run at once on an immediate list. */
 ze_result_t zs_list_append(ze_command_list_handle_t list, const struct zs_cmd *cmd);
