@@ -34,6 +34,7 @@ static void zs_init_once(void) {
     zs_config.devices = (uint32_t)zs_env("ZE_SIM_DEVICES", 1, 1, ZS_MAX_DEVICES);
     zs_config.delay_ns = zs_env("ZE_SIM_DELAY_US", 200, 0, 10000000) * 1000u;
     zs_config.memory_size = zs_env("ZE_SIM_MEMORY_MB", 1024, 1, 1u << 20) << 20;
+    zs_config.trace = zs_env("ZE_SIM_TRACE", 0, 0, 1) == 1;
     zs_driver.magic = ZS_MAGIC_DRIVER;
     for (uint32_t i = 0; i < zs_config.devices; i++) {
         zs_devices[i].magic = ZS_MAGIC_DEVICE;

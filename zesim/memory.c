@@ -8,6 +8,7 @@
  */
 #include "zs.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,8 @@ static ze_result_t zs_alloc(size_t size, size_t alignment, ze_memory_type_t type
         if (counted)
             zs_used[device] += size;
         *pptr = mem;
+        if (zs_config.trace)
+            fprintf(stderr, "ze_sim: alloc %p %zu bytes, type %d\n", mem, size, (int)type);
     }
     pthread_mutex_unlock(&zs_lock);
     return rc;
@@ -124,6 +127,8 @@ ze_result_t zeMemFree(ze_context_handle_t hContext, void *ptr) {
         zs_allocs[i] = zs_allocs[--zs_num_allocs];
     }
     pthread_mutex_unlock(&zs_lock);
+    if (zs_config.trace)
+        fprintf(stderr, "ze_sim: free %p%s\n", ptr, found ? "" : " (not an allocation)");
     if (!found)
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     free(ptr);

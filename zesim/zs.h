@@ -45,6 +45,7 @@ struct zs_config {
     uint32_t devices;     /* ZE_SIM_DEVICES, 1..ZS_MAX_DEVICES, default 1 */
     uint64_t delay_ns;    /* ZE_SIM_DELAY_US: before each command runs */
     uint64_t memory_size; /* ZE_SIM_MEMORY_MB: each device's memory */
+    bool trace;           /* ZE_SIM_TRACE=1: allocations and frees on stderr */
 };
 
 extern struct zs_config zs_config;
