@@ -206,6 +206,12 @@ ze_result_t zs_queue_sync(struct ze_sim_queue *q, uint64_t timeout_ns) {
 /* Finishes what was submitted, then ends the worker. */
 void zs_queue_free(struct ze_sim_queue *q) {
     pthread_mutex_lock(&zs_lock);
+    for (struct ze_sim_queue **p = &zs_queues; *p; p = &(*p)->next_queue) {
+        if (*p == q) {
+            *p = q->next_queue;
+            break;
+        }
+    }
     q->stop = true;
     pthread_cond_broadcast(&zs_changed);
     pthread_mutex_unlock(&zs_lock);

@@ -32,6 +32,18 @@ static size_t zs_find_locked(const void *ptr) {
     return zs_num_allocs;
 }
 
+/* At unload, the table if nothing is left in it (a caller's late zeMemFree
+ * would still find an empty table). */
+__attribute__((destructor)) static void zs_mem_unload(void) {
+    pthread_mutex_lock(&zs_lock);
+    if (zs_num_allocs == 0) {
+        free(zs_allocs);
+        zs_allocs = NULL;
+        zs_cap_allocs = 0;
+    }
+    pthread_mutex_unlock(&zs_lock);
+}
+
 bool zs_alloc_find(const void *ptr, struct zs_alloc_info *out) {
     pthread_mutex_lock(&zs_lock);
     size_t i = zs_find_locked(ptr);
