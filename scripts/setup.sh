@@ -3,7 +3,7 @@
 # then from PyPI XLA's CPU PJRT plugin (scripts/plugins.sh) and the modern
 # Python environment (scripts/python-env.sh), both into a cache outside the
 # clone. Idempotent: when everything is present it only asks dpkg and looks
-# for two files, which takes well under a second.
+# for a few files, which takes well under a second.
 set -euo pipefail
 
 packages=(
@@ -39,4 +39,8 @@ fi
 # The tests run against XLA's own CPU plugin too, and the Python tests in a
 # second, modern environment (NumPy 2, PyTorch 2, JAX) as well as Debian's.
 bash "$(dirname "$0")/plugins.sh" install xla-cpu
+# Intel's oneAPI plugin and its pinned runtime (about 845 MB of wheels, 2.7 GB
+# installed, once): the tests run it on ze_sim, the simulated Level Zero GPU
+# the build makes (tests/oneapi).
+bash "$(dirname "$0")/plugins.sh" install oneapi
 bash "$(dirname "$0")/python-env.sh" install
