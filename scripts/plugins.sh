@@ -162,11 +162,19 @@ info_one() {
     fi
     local path out=$logs/$name.out err=$logs/$name.err rc=0
     path=$(dir_of)/$lib
+    # A plugin with a runtime (oneapi) runs with it, and oneapi on the
+    # build's ze_sim, as `plugins.sh env` sets them.
+    local ldpath=${LD_LIBRARY_PATH:-}
+    runtime_of "$name"
+    if [[ -n "$rt_dir" ]]; then
+        ldpath=$rt_dir/lib${ldpath:+:$ldpath}
+        [[ "$name" != oneapi ]] || ldpath=$(dirname "$cli")/../zesim:$ldpath
+    fi
     # info gives up on a step itself after step_s; the outer limit only
     # catches info itself hanging. TPU_SKIP_MDS_QUERY=1: without it libtpu's
     # PJRT_Plugin_Initialize asks the cloud metadata server for its
     # topology, over the network, for minutes; nothing here may send that.
-    TPU_SKIP_MDS_QUERY=1 timeout --kill-after=10 $((step_s * 8 + 60)) "$cli" info --timeout-ms $((step_s * 1000)) "$path" \
+    LD_LIBRARY_PATH=$ldpath TPU_SKIP_MDS_QUERY=1 timeout --kill-after=10 $((step_s * 8 + 60)) "$cli" info --timeout-ms $((step_s * 1000)) "$path" \
         >"$out" 2>"$err" </dev/null || rc=$?
     local verdict=PASS what
     case $rc in
