@@ -10,7 +10,8 @@
  * runtime keeps command lists and queues cached across clients (and
  * `pjrt-dlpack check` forks after releasing a client). So ze_sim holds its
  * lock across fork() and, in the child, starts a new worker for every
- * queue, putting back first the job the parent's worker was running.
+ * queue, putting back first the job the parent's worker was running (it
+ * resumes at the command that was in progress).
  */
 #include "zs.h"
 
@@ -23,6 +24,7 @@ struct zs_job {
     struct zs_cmd *cmds;
     size_t n;
     ze_fence_handle_t fence;
+    size_t ran; /* commands done, under zs_lock */
 };
 
 struct ze_sim_queue {
@@ -116,6 +118,17 @@ static bool zs_queue_has_work(const void *arg) {
     return q->head || q->stop;
 }
 
+static void zs_job_free(struct zs_job *job) {
+    for (size_t i = 0; i < job->n; i++)
+        zs_cmd_free(&job->cmds[i]);
+    free(job->cmds);
+    free(job);
+}
+
+/* Runs jobs in order, one command at a time: job->ran counts the commands
+ * done (under zs_lock), so that a forked child's worker resumes the job at
+ * the command that was in progress, and a job is freed only once it is no
+ * longer the queue's running job. */
 static void *zs_worker(void *arg) {
     struct ze_sim_queue *q = arg;
     pthread_mutex_lock(&zs_lock);
@@ -128,19 +141,21 @@ static void *zs_worker(void *arg) {
         if (!q->head)
             q->tail = NULL;
         q->running = job;
-        pthread_mutex_unlock(&zs_lock);
-        for (size_t i = 0; i < job->n; i++)
-            zs_cmd_run(&job->cmds[i]);
-        for (size_t i = 0; i < job->n; i++)
-            zs_cmd_free(&job->cmds[i]);
-        free(job->cmds);
-        pthread_mutex_lock(&zs_lock);
+        while (job->ran < job->n) {
+            const struct zs_cmd *cmd = &job->cmds[job->ran];
+            pthread_mutex_unlock(&zs_lock);
+            zs_cmd_run(cmd);
+            pthread_mutex_lock(&zs_lock);
+            job->ran++;
+        }
         if (job->fence && job->fence->magic == ZS_MAGIC_FENCE)
             job->fence->signaled = true;
         q->completed++;
         q->running = NULL;
         pthread_cond_broadcast(&zs_changed);
-        free(job);
+        pthread_mutex_unlock(&zs_lock);
+        zs_job_free(job);
+        pthread_mutex_lock(&zs_lock);
     }
     pthread_mutex_unlock(&zs_lock);
     return NULL;
@@ -176,7 +191,7 @@ ze_result_t zs_queue_submit(struct ze_sim_queue *q, struct zs_cmd *cmds, size_t 
         free(cmds);
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
-    *job = (struct zs_job){NULL, cmds, n, fence};
+    *job = (struct zs_job){NULL, cmds, n, fence, 0};
     pthread_mutex_lock(&zs_lock);
     if (fence)
         fence->signaled = false;
