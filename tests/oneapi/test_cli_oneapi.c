@@ -35,6 +35,30 @@ static void info_creates_a_client(void **state) {
     cli_run_free(&r);
 }
 
+/* ZE_SIM_DEVICES=2: two simulated GPUs, each its own kDLOneAPI device id,
+ * and the checks that use every device pass on both. */
+static void two_gpus(void **state) {
+    (void)state;
+    const char *env[] = {"ZE_SIM_DEVICES=2", NULL};
+    const char *info[] = {"info", oneapi_plugin(), NULL};
+    cli_run r;
+    assert_true(cli_run_command(info, env, 240, &r));
+    if (r.exit_code != 0)
+        fail_msg("info exited %d (signal %d): %s%s", r.exit_code, r.signal, r.out, r.err);
+    assert_non_null(strstr(r.out, "devices:          2"));
+    assert_non_null(strstr(r.out, "device       -> DLDevice kDLOneAPI:0"));
+    assert_non_null(strstr(r.out, "device       -> DLDevice kDLOneAPI:1"));
+    cli_run_free(&r);
+    const char *check[] = {"check",         "--only", "export.fields", "--only", "threads",
+                           oneapi_plugin(), NULL};
+    assert_true(cli_run_command(check, env, 600, &r));
+    if (r.exit_code != 0)
+        fail_msg("check exited %d (signal %d): %s%s", r.exit_code, r.signal, r.out, r.err);
+    assert_non_null(strstr(r.out, "on 2 device(s)"));
+    assert_non_null(strstr(r.out, "2 passed, 0 failed"));
+    cli_run_free(&r);
+}
+
 static void check_passes(void **state) {
     (void)state;
     const char *args[] = {"check", oneapi_plugin(), NULL};
@@ -62,6 +86,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(info_creates_a_client),
         cmocka_unit_test(check_passes),
+        cmocka_unit_test(two_gpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
