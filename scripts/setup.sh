@@ -14,7 +14,8 @@
 #   test     demo's, and what only the tests use: Debian's NumPy and PyTorch
 #            (the legacy Python tests), clang and its sanitizer runtime,
 #            clang-format, valgrind, pkg-config, pytest, the release tools
-#            (the package tests)
+#            (the package tests), Intel's oneAPI plugin and its runtime
+#            (tests/oneapi runs it on ze_sim, the simulated Level Zero GPU)
 #   bench    demo's, Debian's NumPy and PyTorch (bench_python.py), and what
 #            only the benchmarks use: libtorch-dev (PyTorch's C++ DLPack, a
 #            baseline) and gnuplot (the plot)
@@ -74,4 +75,10 @@ fi
 # package tests install them offline from its wheelhouse.
 if [[ "$mode" == test || "$mode" == release ]]; then
     bash "$here/release-env.sh" install
+fi
+# Intel's oneAPI plugin and its pinned runtime (about 845 MB of wheels, 2.7 GB
+# installed, once): the tests run it on ze_sim, the simulated Level Zero GPU
+# the build makes (tests/oneapi).
+if [[ "$mode" == test ]]; then
+    bash "$here/plugins.sh" install oneapi
 fi

@@ -41,6 +41,9 @@ typedef struct ck_ctx {
     pjdl_client *client;
     PJRT_Client *pc;
     pjdl_device *dev; /* the first device */
+    /* When non-zero, ck_import_view's views are ready at this point of this
+     * stream (the producer's stream of CreateViewOfDeviceBuffer). */
+    intptr_t view_stream;
 } ck_ctx;
 
 typedef void (*ck_fn)(ck_ctx *ctx, ck_result *r);
