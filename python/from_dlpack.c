@@ -223,10 +223,15 @@ static int producer_device(PyObject *x, DLDevice *dl) {
         return missing ? 0 : -1;
     long type = 0, id = 0;
     int ok = PyTuple_Check(dev) && PyTuple_GET_SIZE(dev) == 2;
+    /* One conversion at a time: the second may run Python (__index__),
+     * which must not start with the first one's exception pending. */
     if (ok) {
         type = PyLong_AsLong(PyTuple_GET_ITEM(dev, 0));
+        ok = !(type == -1 && PyErr_Occurred());
+    }
+    if (ok) {
         id = PyLong_AsLong(PyTuple_GET_ITEM(dev, 1));
-        ok = !PyErr_Occurred();
+        ok = !(id == -1 && PyErr_Occurred());
     }
     Py_DECREF(dev);
     if (!ok) {
