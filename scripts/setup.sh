@@ -40,3 +40,5 @@ fi
 # second, modern environment (NumPy 2, PyTorch 2, JAX) as well as Debian's.
 bash "$(dirname "$0")/plugins.sh" install xla-cpu
 bash "$(dirname "$0")/python-env.sh" install
+# The Python fuzzer's own small environment (atheris; fuzz/python/).
+bash "$(dirname "$0")/python-env.sh" install fuzz-env
