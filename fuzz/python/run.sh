@@ -18,6 +18,7 @@ build=${1:?usage: fuzz/python/run.sh BUILD [SECONDS]}
 seconds=${2:-${PJDL_FUZZ_SECONDS:-300}}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+source "$here/../report.sh"
 build=$(cd "$build" && pwd)
 python=$(bash "$root/scripts/python-env.sh" python fuzz-env)
 plugin="$build/lib/libpjrt_ref.so"
@@ -46,11 +47,4 @@ env "${preload[@]}" PYTHONPATH="$build/python" PJRT_REF_PLUGIN="$plugin" PYTHOND
     "$python" "$here/fuzz_dlpack.py" -max_total_time="$seconds" -print_final_stats=1 \
     -timeout=20 -rss_limit_mb=2048 -artifact_prefix="$out/crash-" "$out/work" \
     >"$log" 2>&1 || status=$?
-grep -E "^pyfuzz:" "$log" || true
-grep -E "^stat::(number_of_executed_units|new_units_added|peak_rss_mb)" "$log" || true
-grep -E "^#[0-9]+[[:space:]]+DONE" "$log" | tail -n 1 || true
-if [[ $status -ne 0 ]]; then
-    tail -n 60 "$log"
-    echo "fuzz: the Python fuzzer found a failure (exit $status); see $log"
-    exit 1
-fi
+fuzz_report "$log" "$status" "the Python fuzzer" || exit 1
