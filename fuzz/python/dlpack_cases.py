@@ -89,6 +89,12 @@ class Failure(AssertionError):
 class ProducerError(Exception):
     """Raised by the harness's own objects; must reach the caller unchanged."""
 
+    raised = []  # every one raised in the current case
+
+    def __init__(self, what):
+        super().__init__(what)
+        ProducerError.raised.append(self)
+
 
 # Open defects of issue 20 the oracle finds (until their fixes are merged):
 #   defect4  an integer out of its C range truncated instead of refused
@@ -444,13 +450,16 @@ class IndexInt:
 
 def expect_raises(exc, own=()):
     """A failure of the module: one of RAISES, or an exception the harness's
-    own objects raised (own), unchanged."""
+    own objects raised, unchanged; when `own` (the last producer call's
+    exception) is given, that one."""
     if isinstance(exc, Failure):
         raise exc
-    if own and exc is own[-1]:
-        return
-    check(isinstance(exc, RAISES) and not isinstance(exc, ProducerError),
-          f"undocumented exception {type(exc).__name__}: {exc}")
+    if own:
+        check(exc is own[-1], f"the producer's {own[-1]!r} became {exc!r}")
+    elif isinstance(exc, ProducerError):
+        check(any(exc is r for r in ProducerError.raised), f"a ProducerError not raised: {exc!r}")
+    else:
+        check(isinstance(exc, RAISES), f"undocumented exception {type(exc).__name__}: {exc}")
 
 
 def import_target(fdp, world, client):
@@ -643,11 +652,7 @@ def case_export(fdp, world, ledger):
     try:
         capsule = (src.release_to_dlpack if release else src.__dlpack__)(*args, **kw)
     except BaseException as e:  # noqa: B902
-        raised = [v for v in kw.values() if isinstance(v, Raising)] + [
-            v for t in kw.values() if isinstance(t, (tuple, list)) for v in t
-            if isinstance(v, Raising)]
-        if not (isinstance(e, ProducerError) and raised):
-            expect_raises(e)
+        expect_raises(e)
         check(not src.is_deleted, "a failed release_to_dlpack deleted the buffer")
         return
     check(not args and "strem" not in kw, "bad arguments accepted", args, kw)
@@ -757,8 +762,7 @@ def case_external(fdp, world, ledger):
     try:
         capsule = pj.Client.external_dlpack(*args, **flags)
     except BaseException as e:  # noqa: B902
-        if not isinstance(e, ProducerError):
-            expect_raises(e)
+        expect_raises(e)
         check(sys.getrefcount(owner) == base_refs, "a failed external_dlpack kept the owner")
         return
     check_external(capsule, args, flags)
@@ -894,6 +898,7 @@ CASES = [case_capsule, case_capsule, case_producer, case_producer, case_export, 
 
 
 def one_input(world, fdp):
+    ProducerError.raised.clear()
     ledger = Ledger()
     case = pick(fdp, CASES)
     case(fdp, world, ledger)
