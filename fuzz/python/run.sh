@@ -35,7 +35,8 @@ preload=()
 module=$(ls "$build"/python/pjrt_dlpack/_pjrt_dlpack*.so)
 if [[ $(nm -D "$module") == *" U __asan_init"* ]]; then
     runtime="$("$python" -c 'import atheris; print(atheris.path())')/asan_with_fuzzer.so"
-    preload=(LD_PRELOAD="$runtime" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1)
+    preload=(LD_PRELOAD="$runtime" ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=64
+        UBSAN_OPTIONS=print_stacktrace=1)
 fi
 out="$build/fuzz-python"
 mkdir -p "$out/work"
