@@ -8,6 +8,8 @@ them under atheris). Each input picks one case:
             device= and copy=
   producer  the same tensors behind an object whose __dlpack__ and
             __dlpack_device__ return anything or raise
+  exchange  a producer type publishing __dlpack_c_exchange_api__ (a ctypes
+            table whose functions succeed, fail or return NULL)
   export    Buffer.__dlpack__ / release_to_dlpack with any keywords
   external  Client.external_dlpack with any arguments
 
@@ -18,8 +20,8 @@ The oracle (a failure raises Failure, which atheris reports with the input):
     producer's otherwise (the capsule unconsumed, its name restored);
     external_dlpack's owner gets back exactly the reference it lent;
   - exceptions are of the documented classes (RAISES, see
-    docs/conformance.md "Exceptions"), or the producer's own exception,
-    unchanged;
+    docs/conformance.md "Exceptions"), or one the harness's own objects
+    raised, unchanged;
   - results are right: an imported buffer has the tensor's shape, dtype and
     contents; an export honours max_version, dl_device, copy and stream;
     integers out of the C range are refused, never truncated (a device id
