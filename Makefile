@@ -3,7 +3,8 @@
 #   make test   every test
 #   make bench  the benchmarks (Release build in build-bench); writes
 #               bench/results/results.md and latency.png
-#   make fuzz   every libFuzzer target for PJDL_FUZZ_SECONDS (default 300) each
+#   make fuzz   every libFuzzer target for PJDL_FUZZ_SECONDS (default 300) each,
+#               then the Python fuzzer (atheris, fuzz/python/) as long
 #   make wheel  the manylinux wheel in dist/ (scripts/release.sh)
 #   make sdist  the source distribution in dist/
 # Each installs what it needs and is missing first (scripts/setup.sh MODE:
@@ -40,8 +41,14 @@ demo: build
 test: build
 	@bash scripts/test.sh $(BUILD)
 
-# libFuzzer targets (clang, ASan + UBSan) in their own build directory.
+# libFuzzer targets (clang, ASan + UBSan) in their own build directory; then
+# the Python fuzzer (fuzz/python/run.sh: atheris over the pjrt_dlpack module
+# and the reference plugin, scripts/setup.sh installs atheris), on a build of
+# its own whose C code carries libFuzzer's coverage instrumentation and ASan
+# + UBSan (build-pyfuzz). `make test` runs the Python fuzzer for 25 s on the
+# main build's module.
 FUZZ_BUILD ?= build-fuzz
+PYFUZZ_BUILD ?= build-pyfuzz
 PJDL_FUZZ_SECONDS ?= 300
 
 fuzz: setup
@@ -49,6 +56,11 @@ fuzz: setup
 		-DPJDL_FUZZ=ON -DPJDL_PYTHON=OFF
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target pjdl_fuzz -- --no-print-directory
 	@bash fuzz/run.sh $(FUZZ_BUILD)/fuzz $(PJDL_FUZZ_SECONDS)
+	cmake -S . -B $(PYFUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+		-DPJDL_SANITIZE=address,undefined -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link \
+		-DBUILD_TESTING=OFF
+	cmake --build $(PYFUZZ_BUILD) -j $(JOBS) --target pjrt_dlpack_py pjrt_ref -- --no-print-directory
+	@bash fuzz/python/run.sh $(PYFUZZ_BUILD) $(PJDL_FUZZ_SECONDS)
 
 # Benchmarks: a Release build of its own (build-bench), every benchmark run,
 # then bench/results/results.md (the table) and bench/results/latency.png.

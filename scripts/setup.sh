@@ -82,3 +82,8 @@ fi
 if [[ "$mode" == test ]]; then
     bash "$here/plugins.sh" install oneapi
 fi
+# The Python fuzzer's own small environment (atheris; fuzz/python/): make
+# test runs it briefly, make fuzz at length.
+if [[ "$mode" == test ]]; then
+    bash "$here/python-env.sh" install fuzz-env
+fi

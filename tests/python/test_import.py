@@ -378,6 +378,28 @@ def test_producer_errors_propagate(cpu):
         cpu.from_dlpack(Failing())
 
 
+def test_bad_dlpack_device_runs_no_python_with_an_error_pending(cpu):
+    """A __dlpack_device__ whose first entry is no int and whose second runs
+    Python (__index__) raises the first entry's TypeError; the module used
+    to convert both before checking, so __index__ ran with that TypeError
+    pending, and its first C call failed with SystemError (found by
+    fuzz/python)."""
+    class Index:
+        def __index__(self):
+            len(())  # a C function: fails when an exception is pending
+            return 0
+
+    class Producer:
+        def __dlpack_device__(self):
+            return ("1", Index())
+
+        def __dlpack__(self, **kwargs):
+            raise AssertionError("not reached")
+
+    with pytest.raises(TypeError, match="'str' object cannot be interpreted"):
+        cpu.from_dlpack(Producer())
+
+
 def test_copy_false_refuses_a_producer_copy(cpu):
     src = cpu.buffer(np.arange(4, dtype=np.float32))
     with pytest.raises(BufferError, match="copy"):
