@@ -140,7 +140,12 @@ static pjdl_code check_strides(const DLTensor *t, pjdl_layout *l) {
         return PJDL_OK;
     }
     for (int32_t i = 0; i < l->ndim; i++) {
-        if (__builtin_mul_overflow(t->strides[i], es, &l->byte_strides[i]))
+        if (!__builtin_mul_overflow(t->strides[i], es, &l->byte_strides[i]))
+            continue;
+        /* A dimension of extent 1 only ever has index 0: its stride is never
+         * multiplied, so one too large for bytes describes it as well as 0. */
+        l->byte_strides[i] = 0;
+        if (l->shape[i] != 1)
             return pjdl__fail(PJDL_INVALID_ARGUMENT,
                               "strides[%d] is %lld: times the element size %lld it overflows "
                               "int64",

@@ -106,6 +106,26 @@ static void test_empty_tensor_strides(void **state) {
     assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "overflows int64");
 }
 
+/* A dimension of extent 1 never multiplies its stride: one that overflows in
+ * bytes (PyTorch's (2**62, 1) for shape (1, 4)) describes a valid tensor, and
+ * the same stride on a dimension of extent 2 does not. */
+static void test_unit_dimension_huge_stride(void **state) {
+    (void)state;
+    pjdl_layout l;
+    float data[8] = {0};
+    int64_t shape[2] = {1, 4};
+    int64_t strides[2] = {INT64_C(1) << 62, 1};
+    DLTensor t = tensor(2, shape, strides, f32);
+    t.data = data;
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
+    assert_int_equal(l.num_elements, 4);
+    assert_int_equal(l.byte_strides[0], 0);
+    assert_int_equal(l.byte_strides[1], 4);
+    assert_int_equal(l.kind, PJDL_LAYOUT_ROW_MAJOR);
+    shape[0] = 2;
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "strides[0]");
+}
+
 static void check_dtype(DLDataType dtype, pjdl_code expected, const char *needle) {
     pjdl_layout l;
     int64_t shape[1] = {4};
@@ -339,6 +359,7 @@ int main(void) {
         cmocka_unit_test(test_ndim),
         cmocka_unit_test(test_shape),
         cmocka_unit_test(test_empty_tensor_strides),
+        cmocka_unit_test(test_unit_dimension_huge_stride),
         cmocka_unit_test(test_dtype),
         cmocka_unit_test(test_strides_overflow),
         cmocka_unit_test(test_byte_offset_and_data),
