@@ -76,8 +76,8 @@ static void test_plugin_initialize_and_attributes(void **state) {
 static void test_older_layouts(void **state) {
     (void)state;
     const PJRT_Api *api = pu_load();
-    PJRT_Plugin_Attributes_Args a = {
-        .struct_size = offsetof(PJRT_Plugin_Attributes_Args, num_attributes)};
+    PJRT_Plugin_Attributes_Args a = {.struct_size =
+                                         offsetof(PJRT_Plugin_Attributes_Args, num_attributes)};
     assert_int_equal(a.struct_size, 24);
     PU_OK(api->PJRT_Plugin_Attributes(&a));
     assert_non_null(a.attributes);
