@@ -40,3 +40,5 @@ fi
 # second, modern environment (NumPy 2, PyTorch 2, JAX) as well as Debian's.
 bash "$(dirname "$0")/plugins.sh" install xla-cpu
 bash "$(dirname "$0")/python-env.sh" install
+# The JAX matrix environments that `make test` runs (scripts/jax-matrix.txt).
+bash "$(dirname "$0")/jax-env.sh" install ci
