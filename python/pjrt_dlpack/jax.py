@@ -138,13 +138,28 @@ def dlpack_device(x):
     return _dl_device(x, device)
 
 
+def _platform_of(device):
+    """The registry name of a device's platform. JAX names CUDA, ROCm and
+    oneAPI devices all "gpu"; as JAX 0.11's own __dlpack_device__ does, the
+    client's platform_version says which ("oneapi" in it: kDLOneAPI)."""
+    platform = device.platform
+    if platform != "gpu":
+        return platform
+    version = getattr(device.client, "platform_version", None) or ""
+    for name in ("cuda", "rocm", "oneapi"):
+        if name in version:
+            return name
+    return platform
+
+
 def _dl_device(x, device):
+    platform = _platform_of(device)
     try:
-        return _core.Client.platform_dl_device(device.platform, _memory_kind(x), _hardware_id(device))
+        return _core.Client.platform_dl_device(platform, _memory_kind(x), _hardware_id(device))
     except _core.DLPackError as e:
         raise BufferError(
-            f"platform '{device.platform}' has no DLPack device type in pjrt_dlpack's registry; "
-            f"register it with pjrt_dlpack.register_platform('{device.platform}', <kDL...>): {e}"
+            f"platform '{platform}' has no DLPack device type in pjrt_dlpack's registry; "
+            f"register it with pjrt_dlpack.register_platform('{platform}', <kDL...>): {e}"
         ) from None
 
 
@@ -400,7 +415,8 @@ def _jax_device_for(dl):
     for be in xla_bridge.backends().values():
         for device in be.local_devices():
             try:
-                mine = _core.Client.platform_dl_device(device.platform, None, _hardware_id(device))
+                mine = _core.Client.platform_dl_device(_platform_of(device), None,
+                                                       _hardware_id(device))
             except _core.Error:
                 continue
             if tuple(mine) == tuple(dl):

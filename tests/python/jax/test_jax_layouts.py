@@ -110,3 +110,36 @@ def test_the_stub_names_the_module():
     names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
     names |= {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign)}
     assert names == set(pjax.__all__)
+
+
+class FakeClient:
+    def __init__(self, platform_version):
+        self.platform_version = platform_version
+
+
+class FakeDevice:
+    def __init__(self, platform, version, hardware_id):
+        self.platform = platform
+        self.client = FakeClient(version)
+        self.local_hardware_id = hardware_id
+
+
+@pytest.mark.parametrize("platform,version,memory,expected", [
+    # JAX 0.11's __dlpack_device__ for a oneAPI device: kDLOneAPI, its local
+    # hardware id (JAX says "gpu" and tells oneAPI by the platform version).
+    ("gpu", "oneapi level-zero 1.3", None, (14, 3)),
+    ("gpu", "cuda 12080", None, (2, 3)),
+    ("gpu", "cuda 12080", "pinned_host", (3, 0)),  # JAX 0.11: (3, 3)
+    ("gpu", "rocm 60400", None, (10, 3)),
+    ("xpu", "pjrt_ref xpu", "device", (14, 3)),
+    ("xpu", "pjrt_ref xpu", "pinned_host", (1, 0)),
+])
+def test_dl_device_as_jax_would_give(platform, version, memory, expected):
+    x = Holder(sharding=Holder(memory_kind=memory))
+    assert tuple(pjax._dl_device(x, FakeDevice(platform, version, 3))) == expected
+
+
+def test_an_unknown_gpu_is_refused():
+    x = Holder(sharding=Holder(memory_kind=None))
+    with pytest.raises(BufferError, match="platform 'gpu' has no DLPack device type"):
+        pjax._dl_device(x, FakeDevice("gpu", "something else", 0))
