@@ -176,8 +176,8 @@ def _runtime_errors():
 # (the array's attribute, that object's attribute), newest first.
 _LAYOUT_PATHS = (
     ("format", "layout"),  # JAX 0.7 and later
-    ("format", "device_local_layout"),  # JAX 0.6
-    ("layout", "device_local_layout"),  # JAX 0.4.35 to 0.5
+    ("format", "device_local_layout"),  # JAX 0.6.2
+    ("layout", "device_local_layout"),  # JAX 0.4.35 to 0.6.1
 )
 
 
@@ -426,10 +426,11 @@ def _jax_device_for(dl):
 
 def _to_buffer_impl():
     """jaxlib's private dlpack_managed_tensor_to_buffer (in jaxlib._jax from
-    JAX 0.6, xla_extension before) and whether it takes dl_device_type."""
+    JAX 0.6.1, xla_extension before) and whether it takes dl_device_type
+    and copy."""
     try:
         from jax._src.lib import _jax as module
-    except ImportError:  # JAX before 0.6
+    except ImportError:  # JAX before 0.6.1
         from jax._src.lib import xla_client
 
         module = getattr(xla_client, "_xla", None)

@@ -127,6 +127,12 @@ def cpu_scenarios(r, jax, pjax, a):
                                   == w.unsafe_buffer_pointer(),
                                   bool(np.array_equal(np.from_dlpack(pjax.export(w)), a))])
     r["cpu_copy"] = run(lambda: copy_written_through(w))
+    # Facts of this release the table shows: does JAX's own same-device copy
+    # copy, and where jaxlib keeps dlpack_managed_tensor_to_buffer.
+    r["device_put_copies"] = (jax.device_put(w, w.sharding, may_alias=False)
+                              .unsafe_buffer_pointer() != w.unsafe_buffer_pointer())
+    impl = pjax._to_buffer_impl()
+    r["to_buffer"] = [getattr(impl[0], "__module__", None) or "?", impl[1], impl[2]]
     r["cpu_client"] = run(lambda: str(pjax.client("cpu")))
 
     def to_jax():
@@ -221,11 +227,18 @@ def row(r):
         cells[3] = "WRONG"
     ex = r["example"]
     cells.append("yes" if ex["returncode"] == 0 else _cell(ex["stderr"], lambda v: False))
-    return "| " + " | ".join([r["jax"], f"`{r['layout_path']}`"] + cells) + " |"
+    own_copy = "yes" if r["device_put_copies"] else "no: aliases"
+    module, takes_type, takes_copy = r["to_buffer"]
+    to_buffer = f"`{module}`" + (", `copy=`" if takes_copy else "") + \
+        (", `dl_device_type=`" if takes_type else "")
+    return "| " + " | ".join([r["jax"], f"`{r['layout_path']}`", own_copy, to_buffer] + cells) \
+        + " |"
 
 
 def header():
-    names = ["JAX", "layout from"] + [c[0] for c in COLUMNS] + ["examples/jax_xpu.py"]
+    names = ["JAX", "layout from", "JAX's `device_put(may_alias=False)` copies",
+             "`dlpack_managed_tensor_to_buffer` in"] + \
+        [c[0] for c in COLUMNS] + ["examples/jax_xpu.py"]
     return "| " + " | ".join(names) + " |\n|" + " --- |" * len(names)
 
 

@@ -1,6 +1,6 @@
 """How pjrt_dlpack.jax reads an array's layout, on stand-ins for the three
 forms JAX releases use (x.format.layout from 0.7, x.format.device_local_layout
-in 0.6, x.layout.device_local_layout before): a layout DLPack describes
+in 0.6.2, x.layout.device_local_layout before): a layout DLPack describes
 exactly becomes strides, anything else is refused with a message. Also the
 refusal of a JAX older than the oldest tested."""
 import os

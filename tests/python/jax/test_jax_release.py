@@ -67,7 +67,7 @@ def test_copy_true_is_a_real_copy(results, where):
 
 def test_layout_is_read_where_this_release_keeps_it(results, jax_release):
     expected = ("format.layout" if jax_release >= (0, 7) else
-                "format.device_local_layout" if jax_release >= (0, 6) else
+                "format.device_local_layout" if jax_release >= (0, 6, 2) else
                 "layout.device_local_layout")
     assert results["layout_path"] == expected
 
