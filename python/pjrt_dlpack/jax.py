@@ -6,7 +6,11 @@ only a fixed list of device types. This module exports any single-device
 as a DLPack tensor whose device type comes from pjrt_dlpack's platform
 registry (``xpu`` is ``kDLOneAPI``), and wraps the PJRT client JAX itself
 created for a C-API platform, so that DLPack tensors imported for that
-platform become buffers of JAX's own client.
+platform become buffers of JAX's own client. A sharded array goes out one
+tensor per shard (:func:`export_shards`) and comes back from one tensor
+per device (:func:`from_shards`). Tested with every JAX release from
+0.4.35 to 0.10.2; what a release lacks raises NotImplementedError naming
+the release that has it.
 
     import pjrt_dlpack.jax as pjax
     t = pjax.export(x)                 # has __dlpack__ / __dlpack_device__
@@ -470,7 +474,7 @@ def from_dlpack(x, device=None):
     capsule = x.__dlpack__()
     if takes_type:
         return impl(capsule, device, None, False, int(dl[0]))
-    if takes_copy:  # JAX 0.8 to 0.10.1
+    if takes_copy:  # JAX 0.8.1 to 0.10.1
         return impl(capsule, device, None, False)
     return impl(capsule, device, None)
 

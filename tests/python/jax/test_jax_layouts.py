@@ -143,3 +143,22 @@ def test_an_unknown_gpu_is_refused():
     x = Holder(sharding=Holder(memory_kind=None))
     with pytest.raises(BufferError, match="platform 'gpu' has no DLPack device type"):
         pjax._dl_device(x, FakeDevice("gpu", "something else", 0))
+
+
+def test_from_shards_names_what_is_wrong():
+    import jax
+    import numpy as np
+
+    cpu = jax.devices("cpu")[0]
+    sharding = jax.sharding.SingleDeviceSharding(cpu)
+    x = jax.device_put(np.arange(4, dtype=np.float32), cpu)
+    with pytest.raises(TypeError, match="tensors with a .device"):
+        pjax.from_shards([pjax.export(x)], sharding)
+    with pytest.raises(ValueError, match="one tensor for each addressable device"):
+        pjax.from_shards({}, sharding)
+    with pytest.raises(TypeError, match="pass shape="):
+        pjax.from_shards({cpu: pjax.export(x)}, sharding)
+    y = pjax.from_shards({cpu: pjax.export(x)}, sharding, shape=(4,))
+    assert np.array_equal(np.asarray(y), np.arange(4)) and y.shape == (4,)
+    (only,) = pjax.export_shards(x)
+    assert only.device == cpu and only.replica_id == 0
