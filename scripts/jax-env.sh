@@ -38,6 +38,12 @@ line_of() {
     echo "$l"
 }
 
+env_line_pins() {
+    local line
+    line=$(line_of "$1") || exit 2
+    echo "$line" | cut -d' ' -f3-
+}
+
 releases() {
     local which=${1:-all}
     grep -vE '^(#|$)' "$matrix" | while read -r release tag _; do
@@ -46,23 +52,23 @@ releases() {
 }
 
 env_dir() {
-    local hash
-    hash=$(line_of "$1" | sha256sum | cut -c1-12)
-    echo "$cache/jax-env-$1-$hash"
+    local line
+    line=$(line_of "$1") || exit 2
+    echo "$cache/jax-env-$1-$(echo "$line" | sha256sum | cut -c1-12)"
 }
 
 install_one() {
     local release=$1 dir pins wheels start bytes
-    dir=$(env_dir "$release")
+    dir=$(env_dir "$release") || exit 2
     [[ -f "$dir/.complete" ]] && return 0
     [[ -x "$base" ]] || die "no $base (Debian: apt-get install python3)"
-    read -r -a pins <<<"$(line_of "$release" | cut -d' ' -f3-)"
+    read -r -a pins <<<"$(env_line_pins "$release")"
     echo "jax-env: creating $dir (JAX $release: ${#pins[@]} pinned packages)"
     start=$(date +%s)
     rm -rf "$dir"
     mkdir -p "$cache"
     wheels=$(mktemp -d "$cache/jax-wheels.XXXXXX")
-    trap 'rm -rf "$wheels"' RETURN
+    trap 'rm -rf "$wheels"' RETURN EXIT
     "$base" -m venv "$dir" || die "cannot create a virtual environment (apt-get install python3-venv)"
     "$dir/bin/python" -m pip download "${pip_flags[@]}" --no-deps --only-binary=:all: \
         -d "$wheels" "${pins[@]}" || die "downloading the pins of JAX $release failed"
@@ -108,7 +114,8 @@ install)
     ;;
 python)
     [[ $# -eq 2 ]] || die "usage: jax-env.sh python RELEASE"
-    echo "$(env_dir "$2")/bin/python"
+    dir=$(env_dir "$2") || exit 2
+    echo "$dir/bin/python"
     ;;
 releases) releases "${2:-all}" ;;
 resolve)
