@@ -90,6 +90,14 @@ wheel: setup
 sdist: setup
 	@bash scripts/release.sh sdist dist
 
+# Every JAX release of scripts/jax-matrix.txt (environments installed on
+# demand into the cache): the suite of tests/python/jax in each, then the
+# support table of python/README.md from the same runs, in
+# $(BUILD)/jax-matrix.md. Fails if any release fails.
+.PHONY: jax-matrix
+jax-matrix: build
+	@bash scripts/jax-matrix.sh $(BUILD)
+
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cpp')
 

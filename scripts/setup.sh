@@ -87,3 +87,8 @@ fi
 if [[ "$mode" == test ]]; then
     bash "$here/python-env.sh" install fuzz-env
 fi
+# The JAX matrix environments that make test runs (scripts/jax-matrix.txt
+# marks them "ci"; make jax-matrix installs the others on demand).
+if [[ "$mode" == test ]]; then
+    bash "$here/jax-env.sh" install ci
+fi
