@@ -74,6 +74,9 @@ CASE(test_bad_extensions, {"bad_extensions", "cpu", {"abi.extensions"}, 1})
 CASE(test_no_size_check, {"no_size_check", "cpu", {"abi.args"}, 1})
 CASE(test_wrong_layout, {"wrong_layout", "cpu", {"export.strided"}, 1})
 CASE(test_same_hardware_id, {"same_hardware_id", "xpu", {"export.fields"}, 1})
+/* Every host buffer crashes, well formed or not: reject.plugin must not
+ * take that for the plugin refusing a malformed one (UNSUPPORTED). */
+CASE(test_buffer_crash, {"buffer_crash", "cpu", {"reject.plugin"}, 1})
 
 /* A plugin without views is limited, not wrong: UNSUPPORTED, exit 0. */
 static void test_no_views(void **state) {
@@ -119,6 +122,7 @@ int main(void) {
         cmocka_unit_test(test_bad_extensions),   cmocka_unit_test(test_no_size_check),
         cmocka_unit_test(test_wrong_layout),     cmocka_unit_test(test_same_hardware_id),
         cmocka_unit_test(test_no_views),         cmocka_unit_test(test_info_probes_unimplemented),
+        cmocka_unit_test(test_buffer_crash),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
