@@ -15,13 +15,16 @@
 static const ck_def checks[] = {
     {"abi.entry", "GetPjrtApi is exported and returns a function table", ck_abi_entry, false},
     {"abi.version", "the ABI major version matches; any minor is accepted", ck_abi_version, false},
-    {"abi.table", "the entry points DLPack needs are inside struct_size and not NULL", ck_abi_table, false},
+    {"abi.table", "the entry points DLPack needs are inside struct_size and not NULL", ck_abi_table,
+     false},
     {"abi.extensions", "the extension chain is well formed", ck_abi_extensions, false},
     {"abi.args", "args struct_size: too small is refused, larger (newer caller) accepted",
      ck_abi_args, true},
     {"export.types", "export of every element type DLPack can express", ck_export_types, true},
-    {"export.shapes", "export of 0-d, zero-size and multi-dimensional buffers", ck_export_shapes, true},
-    {"export.strided", "export of a buffer with a non-row-major device layout", ck_export_strided, true},
+    {"export.shapes", "export of 0-d, zero-size and multi-dimensional buffers", ck_export_shapes,
+     true},
+    {"export.strided", "export of a buffer with a non-row-major device layout", ck_export_strided,
+     true},
     {"export.fields",
      "exported tensors carry DLPack 1.3's fields: version, flags, strides, byte_offset, device ids",
      ck_export_fields, true},
@@ -32,15 +35,18 @@ static const ck_def checks[] = {
      ck_ready_no_stream, true},
     {"ready.stream", "export with a consumer stream; streams refused where there are none",
      ck_ready_stream, true},
-    {"pin.raw", "an external reference keeps memory valid after PJRT_Buffer_Delete", ck_pin_raw, true},
+    {"pin.raw", "an external reference keeps memory valid after PJRT_Buffer_Delete", ck_pin_raw,
+     true},
     {"pin.export", "an exported tensor stays valid after its buffer is deleted and released",
      ck_pin_export, true},
     {"ondelete.once", "a view's on_delete_callback runs exactly once, and only when unpinned",
      ck_on_delete, true},
     {"transfer.mode", "transfer export: the buffer is unusable, the tensor stays valid",
      ck_transfer_mode, true},
-    {"reject.tensors", "malformed DLPack tensors are refused and not deleted", ck_reject_tensors, true},
-    {"reject.plugin", "the plugin refuses malformed views and host buffers", ck_reject_plugin, true},
+    {"reject.tensors", "malformed DLPack tensors are refused and not deleted", ck_reject_tensors,
+     true},
+    {"reject.plugin", "the plugin refuses malformed views and host buffers", ck_reject_plugin,
+     true},
     {"threads", "concurrent export, import and release from several threads", ck_threads, true},
 };
 #define NUM_CHECKS (sizeof checks / sizeof checks[0])
@@ -384,17 +390,15 @@ static void report_unfinished(const cli_child_end *end, int64_t limit_ms, ck_res
                        what, during);
     else
         ck_fail(r, "%s%s%s%s", what, during ? " during: " : "", during ? during : "",
-                !end->hung && WIFSIGNALED(end->status)
-                    ? "; run with --no-fork under a debugger"
-                    : "");
+                !end->hung && WIFSIGNALED(end->status) ? "; run with --no-fork under a debugger"
+                                                       : "");
 }
 
 /* Runs the check in a child process: a crash or a hang (a plugin that frees
  * twice, a deleter run twice, an event that never completes, an entry point
  * that never returns) is then that check's FAIL, and the other checks still
  * run. */
-static void run_forked(ck_ctx *ctx, const ck_def *d, cli_watch *w, ck_report *rep,
-                       ck_result *r) {
+static void run_forked(ck_ctx *ctx, const ck_def *d, cli_watch *w, ck_report *rep, ck_result *r) {
     memset(rep, 0, sizeof *rep);
     cli_watch_reset(w);
     int64_t limit = cli_timeout_ms(ctx->args);

@@ -5,7 +5,8 @@
  * (command-line parsing), plugin_open.c (finding and loading the plugin,
  * creating the client), raw.c (direct PJRT calls, declared in raw.h and
  * shared with the plugin's tests and fuzz target), json.c (JSON output),
- * util.c (progress, names, time), info.c, check*.c (check.c runs them and
+ * util.c (progress, names, time), watch.c (timing every call into the
+ * plugin, watch.h), info.c, check*.c (check.c runs them and
  * reports), bench.c.
  */
 #ifndef PJDL_CLI_H

@@ -34,8 +34,8 @@ struct cli_watch {
 /* ------------------------------------------------------------- the parent */
 
 cli_watch *cli_watch_open(void) {
-    void *p = mmap(NULL, sizeof(cli_watch), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                   -1, 0);
+    void *p =
+        mmap(NULL, sizeof(cli_watch), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
     cli_watch_reset(p);
@@ -116,8 +116,8 @@ void cli_child_end_text(const cli_child_end *end, const char *where, int64_t lim
         snprintf(out, size, "the process did not finish (in %s)", in);
     else if (WIFSIGNALED(st))
         snprintf(out, size, "%s in %s: signal %d (%s)",
-                 end->entry != NULL ? "the plugin crashed the process" : "the process crashed",
-                 in, WTERMSIG(st), strsignal(WTERMSIG(st)));
+                 end->entry != NULL ? "the plugin crashed the process" : "the process crashed", in,
+                 WTERMSIG(st), strsignal(WTERMSIG(st)));
     else
         snprintf(out, size, "the process exited with status %d in %s",
                  WIFEXITED(st) ? WEXITSTATUS(st) : -1, in);

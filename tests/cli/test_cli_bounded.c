@@ -29,8 +29,8 @@ static void expect(const cli_run *r, int code, const char *const *parts) {
     if (!ok) {
         for (size_t i = 0; parts[i] != NULL; i++)
             print_error("expected: %s\n", parts[i]);
-        fail_msg("exit %d (signal %d), expected %d\n--- stdout\n%s\n--- stderr\n%s",
-                 r->exit_code, r->signal, code, r->out, r->err);
+        fail_msg("exit %d (signal %d), expected %d\n--- stdout\n%s\n--- stderr\n%s", r->exit_code,
+                 r->signal, code, r->out, r->err);
     }
 }
 

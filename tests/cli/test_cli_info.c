@@ -178,14 +178,10 @@ static void test_xla_cpu(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_client_error),
-        cmocka_unit_test(test_client_error_json),
-        cmocka_unit_test(test_client_abort),
-        cmocka_unit_test(test_client_hang),
-        cmocka_unit_test(test_crash_after_client),
-        cmocka_unit_test(test_missing_dependency),
-        cmocka_unit_test(test_extension_loop),
-        cmocka_unit_test(test_xla_cpu),
+        cmocka_unit_test(test_client_error),       cmocka_unit_test(test_client_error_json),
+        cmocka_unit_test(test_client_abort),       cmocka_unit_test(test_client_hang),
+        cmocka_unit_test(test_crash_after_client), cmocka_unit_test(test_missing_dependency),
+        cmocka_unit_test(test_extension_loop),     cmocka_unit_test(test_xla_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
