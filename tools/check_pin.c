@@ -15,23 +15,24 @@ static pjdl_memory *pin_memory(ck_ctx *ctx) {
     return m != NULL ? m : pjdl_device_default_memory(ctx->dev);
 }
 
-/* Reads `data` (PIN_FLOATS f32 in `mem`) and compares with `want`. */
-static void expect_intact(ck_ctx *ctx, ck_result *r, const char *what, void *data, DLDevice device,
+/* Reads `data` (PIN_FLOATS f32 in `mem`) and compares with `want`; false
+ * (recorded) if it differs or cannot be read. */
+static bool expect_intact(ck_ctx *ctx, ck_result *r, const char *what, void *data, DLDevice device,
                           const float *want) {
     float *got = malloc(PIN_FLOATS * sizeof *got);
     if (got == NULL)
-        return;
+        return false;
     int64_t dims[1] = {PIN_FLOATS};
     char msg[512];
     pjdl_code rc = ck_read_memory(ctx, data, device, ck_f32, dims, 1, NULL, got,
                                   PIN_FLOATS * sizeof *got, true, msg, sizeof msg);
-    if (rc == PJDL_OK)
-        ck_expect_bytes(r, what, want, got, PIN_FLOATS * sizeof *got);
-    else if (rc == PJDL_UNIMPLEMENTED)
+    bool ok = rc == PJDL_OK && ck_expect_bytes(r, what, want, got, PIN_FLOATS * sizeof *got);
+    if (rc == PJDL_UNIMPLEMENTED)
         ck_unsupported(r, "%s: memory not readable: %s", what, msg);
-    else
+    else if (rc != PJDL_OK)
         ck_fail(r, "%s: expected the memory to stay valid, but %s", what, msg);
     free(got);
+    return ok;
 }
 
 static void pin_raw_in(ck_ctx *ctx, ck_result *r, pjdl_memory *mem) {
@@ -60,6 +61,12 @@ static void pin_raw_in(ck_ctx *ctx, ck_result *r, pjdl_memory *mem) {
     if ((rc = raw_buffer_await(api, pb, msg, sizeof msg)) != PJDL_OK ||
         (rc = raw_buffer_pointer(api, pb, &ptr, msg, sizeof msg)) != PJDL_OK) {
         ck_fail(r, "preparing the buffer: %s: %s", pjdl_code_name(rc), msg);
+        raw_buffer_destroy(api, pb);
+        return;
+    }
+    /* The same read while the buffer surely lives: a failed read after the
+     * delete is blamed on the pin only if this one worked. */
+    if (!expect_intact(ctx, r, "the memory of a live buffer", ptr, dl, want)) {
         raw_buffer_destroy(api, pb);
         return;
     }
@@ -148,9 +155,22 @@ static void expect_export_intact(ck_ctx *ctx, ck_result *r, const char *what, ex
     free(e->want);
 }
 
+/* The exported tensor read while its buffer surely lives (see pin_raw_in);
+ * false (recorded, everything released) if that fails. */
+static bool export_readable(ck_ctx *ctx, ck_result *r, exported *e) {
+    DLTensor *t = &e->mt->dl_tensor;
+    if (expect_intact(ctx, r, "an exported tensor of a live buffer",
+                      (char *)t->data + t->byte_offset, t->device, e->want))
+        return true;
+    e->mt->deleter(e->mt);
+    pjdl_buffer_release(e->buf);
+    free(e->want);
+    return false;
+}
+
 void ck_pin_export(ck_ctx *ctx, ck_result *r) {
     exported e;
-    if (!export_fresh(ctx, r, "export", PJDL_EXPORT_SHARE, 9, &e))
+    if (!export_fresh(ctx, r, "export", PJDL_EXPORT_SHARE, 9, &e) || !export_readable(ctx, r, &e))
         return;
     pjdl_code rc = pjdl_buffer_delete(e.buf);
     if (rc != PJDL_OK)
