@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -130,6 +131,10 @@ static _Thread_local int thread_slot = -1; /* -1: none claimed yet */
 
 void cli_watch_attach(cli_watch *w) {
     attached = w;
+    /* A child stuck in the plugin must not outlive a command that was
+     * killed (by a user, or a test's own limit). */
+    if (w != NULL)
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
 }
 
 bool cli_watch_attached(void) {

@@ -54,7 +54,8 @@ void cli_watch_wait(cli_watch *w, pid_t pid, int64_t limit_ms, int64_t total_ms,
 void cli_child_end_text(const cli_child_end *end, const char *where, int64_t limit_ms, char *out,
                         size_t size);
 
-/* The child's side: records into `w` from now on (NULL: records nothing). */
+/* The child's side: records into `w` from now on (NULL: records nothing),
+ * and is killed when the parent dies. */
 void cli_watch_attach(cli_watch *w);
 bool cli_watch_attached(void);
 
