@@ -226,6 +226,14 @@ static void setup_platform(ck_ctx *ctx) {
     s->client = NULL;
 }
 
+/* Plugins log to stdout too (Tenstorrent's does): in a child, whose results
+ * go to the parent through shared memory, stdout is stderr, so that the
+ * command's stdout holds only the report (--json). */
+static void child_stdout_to_stderr(void) {
+    fflush(stdout);
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+}
+
 /* The set-up in a child: a plugin that crashes or hangs in its load or its
  * client creation cannot take the command with it. */
 static void setup_forked(ck_ctx *ctx, cli_watch *w) {
@@ -234,6 +242,7 @@ static void setup_forked(ck_ctx *ctx, cli_watch *w) {
     pid_t pid = fork();
     if (pid == 0) {
         cli_watch_attach(w);
+        child_stdout_to_stderr();
         setup_load(ctx);
         if (setup->opened && setup->load_code == PJDL_OK)
             setup_platform(ctx);
@@ -411,6 +420,7 @@ static void run_forked(ck_ctx *ctx, const ck_def *d, cli_watch *w, ck_report *re
     }
     if (pid == 0) {
         cli_watch_attach(w);
+        child_stdout_to_stderr();
         if (child_load(ctx))
             run_body(ctx, d, &rep->r);
         else

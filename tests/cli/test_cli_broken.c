@@ -98,6 +98,22 @@ static void test_no_views(void **state) {
     cli_run_free(&r);
 }
 
+/* A plugin that logs to stdout (as Tenstorrent's does) cannot spoil the
+ * report: its line goes to stderr, stdout is the JSON document alone. */
+static void test_check_json_plugin_logs(void **state) {
+    (void)state;
+    const char *args[] = {"check", "--json", cli_broken_plugin("no_client"), NULL};
+    cli_run r;
+    assert_true(cli_run_command(args, NULL, 120, &r));
+    bool ok = r.exit_code == 3 && r.out[0] == '{' &&
+              strstr(r.out, "\"name\":\"abi.entry\",\"status\":\"PASS\"") != NULL &&
+              strstr(r.err, "no_client shim: a log line on stdout") != NULL;
+    if (!ok)
+        print_error("exit %d\n--- stdout\n%s\n--- stderr\n%s\n", r.exit_code, r.out, r.err);
+    assert_true(ok);
+    cli_run_free(&r);
+}
+
 /* info probes the entry points: the limited plugin's view slot is there but
  * answers UNIMPLEMENTED. */
 static void test_info_probes_unimplemented(void **state) {
@@ -127,7 +143,7 @@ int main(void) {
         cmocka_unit_test(test_bad_extensions),   cmocka_unit_test(test_no_size_check),
         cmocka_unit_test(test_wrong_layout),     cmocka_unit_test(test_same_hardware_id),
         cmocka_unit_test(test_no_views),         cmocka_unit_test(test_info_probes_unimplemented),
-        cmocka_unit_test(test_buffer_crash),
+        cmocka_unit_test(test_buffer_crash),     cmocka_unit_test(test_check_json_plugin_logs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
