@@ -274,9 +274,10 @@ PJDL_API uint64_t pjdl_platform_id(const char *name, size_t len);
  * later registration of the same name replaces the earlier one, built-ins
  * included. Platform names are compared without regard to case (jax-metal
  * says "METAL"); memory kinds are compared exactly. Built in: cpu (kDLCPU), cuda (kDLCUDA /
- * kDLCUDAHost), rocm (kDLROCM / kDLROCMHost), xpu, oneapi and sycl (kDLOneAPI), metal (kDLMetal),
- * vulkan (kDLVulkan), opencl (kDLOpenCL), webgpu (kDLWebGPU), hexagon (kDLHexagon), maia (kDLMAIA),
- * trn (kDLTrn). INVALID_ARGUMENT for an empty name or a device type DLPack does not define. */
+ * kDLCUDAHost), rocm (kDLROCM / kDLROCMHost), xpu, oneapi and sycl (kDLOneAPI), metal, mps and mtl
+ * (kDLMetal), vulkan (kDLVulkan), opencl (kDLOpenCL), webgpu (kDLWebGPU), hexagon (kDLHexagon),
+ * maia (kDLMAIA), trn (kDLTrn), tpu (kDLTPU / kDLTPUHost). INVALID_ARGUMENT for an empty name or a
+ * device type DLPack does not define. */
 PJDL_API pjdl_code pjdl_register_platform(const char *platform_name, DLDeviceType device_type,
                                           DLDeviceType host_memory_type);
 
@@ -293,7 +294,7 @@ PJDL_API pjdl_code pjdl_platform_dl_type(const char *platform_name, const char *
 PJDL_API const char *pjdl_dl_device_type_name(DLDeviceType type);
 
 /* Whether memory of `type` can be read by the host CPU with plain loads:
- * kDLCPU, kDLCUDAHost and kDLROCMHost. kDLCUDAManaged is not: reading it
+ * kDLCPU, kDLCUDAHost, kDLROCMHost and kDLTPUHost. kDLCUDAManaged is not: reading it
  * while a device stream writes it needs a synchronization this library
  * cannot do. Such memory is what the library copies from when a view is
  * impossible. */

@@ -108,6 +108,7 @@ static const dl_code_info *dl_code(uint8_t code) {
         [kDLFloat6_e2m3fn] = {"float6_e2m3fn", 6},
         [kDLFloat6_e3m2fn] = {"float6_e3m2fn", 6},
         [kDLFloat4_e2m1fn] = {"float4_e2m1fn", 4},
+        [kDLBcomplex] = {"bcomplex", 0}, /* DLPack main: no PJRT type has it */
     };
     if (code >= sizeof codes / sizeof codes[0] || codes[code].name == NULL)
         return NULL;

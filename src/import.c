@@ -70,6 +70,12 @@ static const char *view_obstacle(const import_job *job, pjdl_code *code) {
     if (job->layout.kind == PJDL_LAYOUT_STRIDED)
         return job->layout.why_strided ? job->layout.why_strided
                                        : "the strides are not a compact layout";
+    /* DLPack main: a Metal tensor's data is an id<MTLBuffer>, handed to the
+     * plugin as is; an address inside the object cannot be made from it. */
+    if (job->tensor->device.device_type == kDLMetal && job->tensor->byte_offset != 0 &&
+        job->layout.num_elements != 0)
+        return "a kDLMetal tensor's data is an id<MTLBuffer>, which a byte_offset cannot be "
+               "added to";
     if (!job->layout.aligned)
         return "the data is not aligned to its element size";
     if (!PJDL_HAS(job->client->plugin, PJRT_Client_CreateViewOfDeviceBuffer)) {

@@ -117,6 +117,9 @@ static void test_dlpack_to_pjrt(void **state) {
                 "handle64");
     assert_code(pjdl_dtype_to_pjrt((DLDataType){kDLComplex, 32, 1}, &t), PJDL_UNIMPLEMENTED,
                 "complex32");
+    /* bfloat complex (DLPack main) is a valid code no PJRT type has. */
+    assert_code(pjdl_dtype_to_pjrt((DLDataType){kDLBcomplex, 32, 1}, &t), PJDL_UNIMPLEMENTED,
+                "DLPack dtype bcomplex32 has no PJRT element type");
     assert_int_equal(t, PJRT_Buffer_Type_S8); /* untouched by failures */
     assert_code(pjdl_dtype_to_pjrt((DLDataType){kDLFloat, 32, 1}, NULL), PJDL_INVALID_ARGUMENT,
                 "out is NULL");

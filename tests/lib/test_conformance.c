@@ -337,6 +337,36 @@ static void import_null_deleter(void **state) {
     assert_int_equal(t.deleted, 1);
 }
 
+/* Metal (DLPack main): data is an id<MTLBuffer>. The export hands out the
+ * plugin's pointer with byte_offset 0; an import passes data unchanged to
+ * the plugin and refuses a byte_offset, which would need arithmetic on the
+ * object. The reference plugin's xpu platform stands in for a Metal one. */
+static void metal_data_is_the_buffer_object(void **state) {
+    fixture *f = *state;
+    LIB_OK(pjdl_register_platform("xpu", kDLMetal, kDLCPU));
+    const int64_t dims[] = {4};
+    pjdl_buffer *b = upload(f->xpu, dims, 1, NULL);
+    DLManagedTensorVersioned *t = NULL;
+    LIB_OK(pjdl_buffer_export(b, NULL, &t));
+    assert_int_equal(t->dl_tensor.device.device_type, kDLMetal);
+    check_zero_copy(b, t);
+    pjdl_buffer *back = NULL;
+    LIB_OK(pjdl_import(&f->xpu, 1, t, NULL, &back)); /* a view of the same object */
+    void *p = NULL;
+    LIB_OK(pjdl_buffer_data_pointer(back, &p));
+    assert_ptr_equal(p, t->dl_tensor.data);
+    pjdl_buffer_release(back);
+
+    LIB_OK(pjdl_buffer_export(b, NULL, &t));
+    t->dl_tensor.byte_offset = sizeof(float);
+    t->dl_tensor.shape[0] = 3;
+    LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_import(&f->xpu, 1, t, NULL, &back));
+    assert_non_null(strstr(pjdl_last_error(), "id<MTLBuffer>"));
+    t->deleter(t);
+    pjdl_buffer_release(b);
+    LIB_OK(pjdl_register_platform("xpu", kDLOneAPI, kDLCPU));
+}
+
 static void *call_deleter(void *arg) {
     DLManagedTensorVersioned *t = arg;
     t->deleter(t);
@@ -378,6 +408,7 @@ int main(void) {
         cmocka_unit_test(import_byte_offset),
         cmocka_unit_test(import_sub_byte_and_lanes),
         cmocka_unit_test(import_null_deleter),
+        cmocka_unit_test(metal_data_is_the_buffer_object),
         cmocka_unit_test(deleter_on_another_thread),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
