@@ -310,11 +310,16 @@ PJDL_API bool pjdl_dl_device_same(DLDevice a, DLDevice b);
 /* PJRT element type <-> DLPack dtype (lanes 1). Every type of at least 8
  * bits that DLPack can express maps both ways: PRED <-> kDLBool 8, signed and
  * unsigned integers, F16/F32/F64, BF16, C64/C128 (kDLComplex 64/128) and the
- * float8 family (DLPack 1.1 codes). Others are UNIMPLEMENTED naming the
- * type. */
+ * float8 family (DLPack 1.1 codes); so do the sub-byte types: S4/U4, S2/U2,
+ * S1/U1 <-> kDLInt/kDLUInt of 4, 2, 1 bits, F4E2M1FN <-> kDLFloat4_e2m1fn 4,
+ * F6E2M3FN/F6E3M2FN <-> kDLFloat6_* 6. Others (TOKEN, INVALID, lanes > 1,
+ * kDLBcomplex) are UNIMPLEMENTED naming the type. How sub-byte data is laid
+ * out (packed or one element per byte) is the tensor's business: see
+ * docs/design.md, "Sub-byte types". */
 PJDL_API pjdl_code pjdl_dtype_from_pjrt(PJRT_Buffer_Type type, DLDataType *out);
 PJDL_API pjdl_code pjdl_dtype_to_pjrt(DLDataType dtype, PJRT_Buffer_Type *out);
-/* Bytes per element of a PJRT type, 0 for sub-byte or unknown types. */
+/* Bytes per element of a PJRT type, 0 for sub-byte or unknown types (a
+ * sub-byte buffer's pjdl_buffer_size_bytes counts one byte per element). */
 PJDL_API size_t pjdl_pjrt_type_size(PJRT_Buffer_Type type);
 /* "f32", "bf16", "pred", ...: a static string; "invalid" if unknown. */
 PJDL_API const char *pjdl_pjrt_type_name(PJRT_Buffer_Type type);
@@ -377,7 +382,9 @@ PJDL_API pjdl_memory *pjdl_buffer_memory(const pjdl_buffer *buffer);
 PJDL_API PJRT_Buffer_Type pjdl_buffer_type(const pjdl_buffer *buffer);
 PJDL_API size_t pjdl_buffer_ndim(const pjdl_buffer *buffer);
 PJDL_API const int64_t *pjdl_buffer_dims(const pjdl_buffer *buffer);
-/* Bytes of the logical array, compact: product of dims times element size. */
+/* Bytes of the logical array, compact: product of dims times element size;
+ * for a sub-byte type one byte per element, the form pjdl_buffer_to_host and
+ * pjdl_buffer_from_host use (PJRT's host form: the element in the low bits). */
 PJDL_API size_t pjdl_buffer_size_bytes(const pjdl_buffer *buffer);
 /* The DLDevice of the buffer's memory (see pjdl_device_dl). */
 PJDL_API pjdl_code pjdl_buffer_dl_device(const pjdl_buffer *buffer, DLDevice *out);

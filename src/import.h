@@ -29,6 +29,7 @@ typedef struct import_job {
     pjdl_layout layout;
     PJRT_Buffer_Type type;
     bool read_only;
+    bool padded; /* the tensor says IS_SUBBYTE_TYPE_PADDED */
     pjdl_import_options options;
     pjdl_client *client;
     pjdl_device *device;
