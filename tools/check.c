@@ -26,6 +26,8 @@ static const ck_def checks[] = {
      false},
     {"export.shapes", "export of 0-d, zero-size and multi-dimensional buffers", ck_export_shapes,
      true, false},
+    {"subbyte.storage", "sub-byte types: host form, packed device memory, zero-copy both ways",
+     ck_subbyte_storage, true, false},
     {"export.strided", "export of a buffer with a non-row-major device layout", ck_export_strided,
      true, false},
     {"export.fields",
