@@ -187,6 +187,37 @@ static pjdl_code packed_layout(pjdl_layout *l, unsigned bits) {
     return PJDL_OK;
 }
 
+/* PyTorch's float4_e2m1fn_x2 is kDLFloat4_e2m1fn with 2 lanes: each
+ * element a byte of two packed fp4 values, the first in the low bits. That
+ * is a packed F4E2M1FN array whose last dimension is twice as long, which
+ * is how it is imported (the last dimension must be contiguous). */
+static pjdl_code fp4x2_as_scalars(import_job *job, const DLTensor *t) {
+    int32_t n = t->ndim;
+    if (n < 1 || n > PJDL_MAX_RANK || t->shape == NULL)
+        return pjdl__fail(PJDL_UNIMPLEMENTED,
+                          "import: a float4_e2m1fn_x2 tensor needs 1 to %d "
+                          "dimensions (the last holds the pairs), not %d",
+                          PJDL_MAX_RANK, (int)n);
+    int64_t *shape = job->scalar_dims, *strides = job->scalar_dims + PJDL_MAX_RANK;
+    bool ok = t->strides == NULL || t->strides[n - 1] == 1 || t->shape[n - 1] <= 1;
+    for (int32_t i = 0; ok && i < n; i++) {
+        shape[i] = t->shape[i];
+        strides[i] = t->strides ? t->strides[i] : 0;
+        ok = !__builtin_mul_overflow(strides[i], 2, &strides[i]);
+    }
+    if (!ok || __builtin_mul_overflow(shape[n - 1], 2, &shape[n - 1]))
+        return pjdl__fail(PJDL_UNIMPLEMENTED, "import: a float4_e2m1fn_x2 tensor's last dimension "
+                                              "must be contiguous (stride 1), and its strides "
+                                              "doubled must fit in int64");
+    strides[n - 1] = 1;
+    job->scalars = *t;
+    job->scalars.dtype.lanes = 1;
+    job->scalars.shape = shape;
+    job->scalars.strides = t->strides ? strides : NULL;
+    job->tensor = &job->scalars;
+    return PJDL_OK;
+}
+
 static pjdl_code job_prepare(import_job *job, const DLTensor *t,
                              const pjdl_import_options *options) {
     PJDL_TRY(pjdl__copy_options(options, options ? options->struct_size : 0, sizeof job->options,
@@ -195,6 +226,9 @@ static pjdl_code job_prepare(import_job *job, const DLTensor *t,
     if (c != PJDL_COPY_IF_NEEDED && c != PJDL_COPY_NEVER && c != PJDL_COPY_ALWAYS)
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "import: unknown copy setting %d", (int)c);
     job->tensor = t;
+    if (t->dtype.code == kDLFloat4_e2m1fn && t->dtype.bits == 4 && t->dtype.lanes == 2)
+        PJDL_TRY(fp4x2_as_scalars(job, t));
+    t = job->tensor;
     pjdl_code code = pjdl__tensor_check(t, &job->layout);
     if (code == PJDL_OK)
         code = pjdl__dtype_to_pjrt_checked(t->dtype, &job->type);

@@ -36,6 +36,10 @@ typedef struct import_job {
     pjdl_memory *memory;
     DLDevice target_dl; /* the DLDevice of (device, memory) */
     import_owner *owner;
+    /* A float4_e2m1fn tensor of 2 lanes (PyTorch's float4_e2m1fn_x2) seen
+     * as scalars, its last dimension doubled: `tensor` then points here. */
+    DLTensor scalars;
+    int64_t scalar_dims[2 * PJDL_MAX_RANK]; /* shape, then strides */
 } import_job;
 
 /* The address of the tensor's first element. An empty tensor's data may be

@@ -326,6 +326,38 @@ static void import_sub_byte_and_lanes(void **state) {
     }
 }
 
+/* PyTorch's float4_e2m1fn_x2: kDLFloat4_e2m1fn with 2 lanes, each byte two
+ * fp4 values (first in the low bits), imported as a float4_e2m1fn buffer
+ * whose last dimension is doubled; 0-d pairs and a strided last dimension
+ * are refused. Other vector types stay refused (above). */
+static void import_float4_pairs(void **state) {
+    fixture *f = *state;
+    uint8_t data[6] = {0x21, 0x43, 0xa9, 0x65, 0xf7, 0x0c};
+    const int64_t shape[2] = {2, 3};
+    DLDataType x2 = {kDLFloat4_e2m1fn, 4, 2};
+    lib_tensor t;
+    lib_tensor_init(&t, data, x2, 2, shape, NULL);
+    pjdl_buffer *b = NULL;
+    LIB_OK(pjdl_import(&f->cpu, 1, &t.v, NULL, &b));
+    assert_int_equal(pjdl_buffer_type(b), PJRT_Buffer_Type_F4E2M1FN);
+    assert_int_equal(pjdl_buffer_dims(b)[0], 2);
+    assert_int_equal(pjdl_buffer_dims(b)[1], 6);
+    uint8_t host[12];
+    LIB_OK(pjdl_buffer_to_host(b, host, sizeof host));
+    for (size_t i = 0; i < 12; i++)
+        assert_int_equal(host[i], (data[i / 2] >> (i % 2 * 4)) & 15);
+    pjdl_buffer_release(b);
+    assert_int_equal(t.deleted, 1);
+
+    const int64_t strided[2] = {3, 2};
+    lib_tensor_init(&t, data, x2, 2, shape, strided);
+    LIB_FAILS(PJDL_UNIMPLEMENTED, pjdl_import(&f->cpu, 1, &t.v, NULL, &b));
+    assert_non_null(strstr(pjdl_last_error(), "must be contiguous"));
+    lib_tensor_init(&t, data, x2, 0, shape, NULL);
+    LIB_FAILS(PJDL_UNIMPLEMENTED, pjdl_import(&f->cpu, 1, &t.v, NULL, &b));
+    assert_int_equal(t.deleted, 0);
+}
+
 /* Consumer deleters: a NULL deleter is allowed (nothing to release); the
  * legacy struct's deleter is called exactly once too. */
 static void import_null_deleter(void **state) {
@@ -419,6 +451,7 @@ int main(void) {
         cmocka_unit_test(import_byte_offset),
         cmocka_unit_test(import_sub_byte_and_lanes),
         cmocka_unit_test(import_null_deleter),
+        cmocka_unit_test(import_float4_pairs),
         cmocka_unit_test(metal_data_is_the_buffer_object),
         cmocka_unit_test(deleter_on_another_thread),
     };

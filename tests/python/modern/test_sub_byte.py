@@ -7,8 +7,9 @@ types"): ml_dtypes arrays hold one element per byte and NumPy refuses them
 in DLPack, so ``client.buffer()`` copies them (PJRT's host form is one per
 byte too); JAX keeps them packed in device memory and its own DLPack refuses
 them, so ``pjrt_dlpack.jax.export`` describes them packed; PyTorch 2.15's
-DLPack carries ``float4_e2m1fn_x2`` only as kDLFloat4_e2m1fn with 2 lanes
-and reads no other fp4 form, and refuses its bit dtypes.
+DLPack carries ``float4_e2m1fn_x2`` as kDLFloat4_e2m1fn with 2 lanes, which
+we import as float4_e2m1fn with the last dimension doubled, reads no other
+fp4 form, and refuses its bit dtypes.
 """
 
 import jax.numpy as jnp
@@ -73,18 +74,38 @@ def test_jax_sub_byte_arrays_through_export(target, name):
     same_values(np.asarray(target.from_dlpack(pjax.export(y))), np.asarray(y))
 
 
-def test_our_sub_byte_buffers_in_torch_and_back(cpu):
-    """PyTorch's DLPack has no int4: it reads only fp4 with 2 lanes, which we
-    do not produce (PJRT's F4E2M1FN is a scalar type), and we refuse its
-    2-lane tensors with the reason, so fp4 does not cross to PyTorch."""
+def test_torch_float4_pairs_become_float4_buffers(target):
+    """PyTorch's float4_e2m1fn_x2 (kDLFloat4_e2m1fn, 2 lanes: a byte of two
+    fp4 values, the first in the low bits) is a packed F4E2M1FN array with
+    its last dimension doubled; strided rows are copied."""
+    raw = torch.tensor([[0x21, 0x43, 0xA9], [0x65, 0xF7, 0x0C]], dtype=torch.uint8)
+    t = raw.view(torch.float4_e2m1fn_x2)
+    nibbles = np.stack([raw.numpy() & 15, raw.numpy() >> 4], -1).reshape(2, 6)
+    want = nibbles.astype(np.uint8).view(ml_dtypes.float4_e2m1fn)
+    buf = target.from_dlpack(t)
+    assert buf.dtype == "float4_e2m1fn" and buf.shape == (2, 6)
+    same_values(np.asarray(buf), want)
+    same_values(np.asarray(target.from_dlpack(t[:, 1:])), want[:, 2:])
+
+
+def test_torch_float4_pairs_are_viewed(cpu):
+    raw = torch.arange(64, dtype=torch.uint8)
+    t = raw.view(torch.float4_e2m1fn_x2)
+    buf = cpu.from_dlpack(t, copy=False)
+    assert buf.unsafe_buffer_pointer() == raw.data_ptr() and buf.shape == (128,)
+
+
+def test_what_torch_refuses(cpu):
+    """PyTorch reads fp4 only with 2 lanes, which we do not produce (PJRT's
+    F4E2M1FN is a scalar type), and refuses its bit dtypes in DLPack; its
+    int1..int7 are whole bytes (kDLInt 8) there."""
     buf = cpu.buffer(sample("float4_e2m1fn", 8))
     with pytest.raises(BufferError, match="lanes 1"):
         torch.from_dlpack(buf)
-    t = torch.zeros(4, dtype=torch.uint8).view(torch.float4_e2m1fn_x2)
-    with pytest.raises(BufferError, match="2 lanes"):
-        cpu.from_dlpack(t)
     with pytest.raises(BufferError, match="Bit types"):
         torch.zeros(4, dtype=torch.uint8).view(torch.bits8).__dlpack__()
+    b = cpu.from_dlpack(torch.zeros(4, dtype=torch.int4))
+    assert b.dtype == "int8"
 
 
 @pytest.mark.parametrize("name", SUB_BYTE)
