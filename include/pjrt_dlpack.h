@@ -459,12 +459,16 @@ typedef struct pjdl_export_options {
  * extension), the plugin's error for a stream it rejects (e.g. on a platform
  * without streams), INVALID_ARGUMENT (bad options, or a dl_device that is
  * neither the buffer's nor the host). On failure nothing changes, and a
- * failed transfer-mode export leaves the buffer usable. */
+ * failed transfer-mode export leaves the buffer usable. Sub-byte types: a
+ * zero-copy tensor is the device memory as it is, packed (1, 2, 4 bits) or
+ * one element per byte flagged IS_SUBBYTE_TYPE_PADDED (the 6-bit floats); a
+ * copy is one element per byte, flagged padded. */
 PJDL_API pjdl_code pjdl_buffer_export(pjdl_buffer *buffer, const pjdl_export_options *options,
                                       DLManagedTensorVersioned **out);
 
 /* The same for the pre-1.0 DLManagedTensor (no flags: a read-only request
- * is refused with INVALID_ARGUMENT unless a copy is allowed). */
+ * is refused with INVALID_ARGUMENT unless a copy is allowed, and sub-byte
+ * data is always packed: padded memory is exported as a packed copy). */
 PJDL_API pjdl_code pjdl_buffer_export_legacy(pjdl_buffer *buffer,
                                              const pjdl_export_options *options,
                                              DLManagedTensor **out);
@@ -494,7 +498,7 @@ typedef struct pjdl_import_options {
  * platform and devices match the tensor's DLDevice). Zero-copy when the
  * plugin can view the memory (compact row-major or a compact permutation,
  * aligned to the element size, and writable); otherwise, when `copy` allows
- * and the memory is host-reachable (kDLCPU, kDLCUDAHost, kDLROCMHost), the
+ * and the memory is host-reachable (kDLCPU, kDLCUDAHost, kDLROCMHost, kDLTPUHost), the
  * data is copied. ALWAYS always copies.
  *
  * Ownership: on success the library owns `tensor` and calls its deleter
@@ -504,7 +508,11 @@ typedef struct pjdl_import_options {
  * tensor is validated; a bad one is INVALID_ARGUMENT naming it. A read-only
  * tensor is never viewed as writable: it is copied or refused. A tensor of
  * another DLPack major version is INVALID_ARGUMENT (the caller decides
- * whether to call its deleter).
+ * whether to call its deleter). Sub-byte tensors are packed unless flagged
+ * IS_SUBBYTE_TYPE_PADDED (legacy tensors: always packed); one whose form is
+ * not PJRT's for its type (packed for 1, 2 and 4 bits, one element per byte
+ * for the 6-bit floats) is copied. float4_e2m1fn with 2 lanes (PyTorch's
+ * float4_e2m1fn_x2) becomes float4_e2m1fn with its last dimension doubled.
  *
  * Errors: NOT_FOUND (no client has a device for the tensor's DLDevice),
  * INVALID_ARGUMENT / UNIMPLEMENTED saying why no view was possible when
