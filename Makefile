@@ -3,24 +3,36 @@
 #   make test   every test
 #   make bench  the benchmarks (Release build in build-bench); writes
 #               bench/results/results.md and latency.png
-#   make fuzz   every libFuzzer target for PJDL_FUZZ_SECONDS (default 300) each
-# Each installs missing Debian packages, configures and builds first.
+#   make fuzz   every libFuzzer target for PJDL_FUZZ_SECONDS (default 300) each,
+#               then the Python fuzzer (atheris, fuzz/python/) as long
+#   make wheel  the manylinux wheel in dist/ (scripts/release.sh)
+#   make sdist  the source distribution in dist/
+# Each installs what it needs and is missing first (scripts/setup.sh MODE:
+# SETUP_FOR below), then configures and builds.
 
 BUILD ?= build
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup build demo test fuzz bench clean format
+.PHONY: all setup build demo test fuzz bench clean format wheel sdist
 
 all: build
 
+# What each target installs (scripts/setup.sh): make build and anything not
+# named here get demo's.
+SETUP_FOR ?= demo
+test fuzz: SETUP_FOR = test
+bench: SETUP_FOR = bench
+wheel sdist: SETUP_FOR = release
+
 setup:
-	@bash scripts/setup.sh
+	@bash scripts/setup.sh $(SETUP_FOR)
 
-$(BUILD)/CMakeCache.txt: | setup
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE)
-
-build: setup $(BUILD)/CMakeCache.txt
+# Configured on every build (under a second when nothing changed): what a
+# set-up installed since the last time (valgrind for make test after make
+# demo) is found.
+build: setup
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE) --log-level=NOTICE
 	cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 
 demo: build
@@ -29,8 +41,14 @@ demo: build
 test: build
 	@bash scripts/test.sh $(BUILD)
 
-# libFuzzer targets (clang, ASan + UBSan) in their own build directory.
+# libFuzzer targets (clang, ASan + UBSan) in their own build directory; then
+# the Python fuzzer (fuzz/python/run.sh: atheris over the pjrt_dlpack module
+# and the reference plugin, scripts/setup.sh installs atheris), on a build of
+# its own whose C code carries libFuzzer's coverage instrumentation and ASan
+# + UBSan (build-pyfuzz). `make test` runs the Python fuzzer for 25 s on the
+# main build's module.
 FUZZ_BUILD ?= build-fuzz
+PYFUZZ_BUILD ?= build-pyfuzz
 PJDL_FUZZ_SECONDS ?= 300
 
 fuzz: setup
@@ -38,6 +56,11 @@ fuzz: setup
 		-DPJDL_FUZZ=ON -DPJDL_PYTHON=OFF
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target pjdl_fuzz -- --no-print-directory
 	@bash fuzz/run.sh $(FUZZ_BUILD)/fuzz $(PJDL_FUZZ_SECONDS)
+	cmake -S . -B $(PYFUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+		-DPJDL_SANITIZE=address,undefined -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link \
+		-DBUILD_TESTING=OFF
+	cmake --build $(PYFUZZ_BUILD) -j $(JOBS) --target pjrt_dlpack_py pjrt_ref -- --no-print-directory
+	@bash fuzz/python/run.sh $(PYFUZZ_BUILD) $(PJDL_FUZZ_SECONDS)
 
 # Benchmarks: a Release build of its own (build-bench), every benchmark run,
 # then bench/results/results.md (the table) and bench/results/latency.png.
@@ -56,8 +79,27 @@ bench: setup
 plugins: build
 	@bash scripts/plugins.sh info $(BUILD)
 
+# The Python package for PyPI (scripts/release.sh): a manylinux wheel,
+# repaired and checked by auditwheel, built in $(WHEEL_BUILD) (kept: the next
+# build is incremental), and the sdist, both offline, into dist/.
+WHEEL_BUILD ?= build-wheel
+
+wheel: setup
+	@bash scripts/release.sh wheel dist $(WHEEL_BUILD)
+
+sdist: setup
+	@bash scripts/release.sh sdist dist
+
+# Every JAX release of scripts/jax-matrix.txt (environments installed on
+# demand into the cache): the suite of tests/python/jax in each, then the
+# support table of python/README.md from the same runs, in
+# $(BUILD)/jax-matrix.md. Fails if any release fails.
+.PHONY: jax-matrix
+jax-matrix: build
+	@bash scripts/jax-matrix.sh $(BUILD)
+
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cpp')
 
 clean:
-	rm -rf build build-*
+	rm -rf build build-* dist

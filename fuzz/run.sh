@@ -11,6 +11,7 @@ set -euo pipefail
 dir=${1:?usage: fuzz/run.sh DIR [SECONDS]}
 seconds=${2:-${PJDL_FUZZ_SECONDS:-300}}
 src=$(cd "$(dirname "$0")" && pwd)
+source "$src/report.sh"
 shopt -s nullglob
 targets=("$dir"/fuzz_*)
 if [[ ${#targets[@]} -eq 0 ]]; then
@@ -28,11 +29,5 @@ for target in "${targets[@]}"; do
     status=0
     "$target" -max_total_time="$seconds" -print_final_stats=1 \
         -artifact_prefix="$dir/crash-$name-" "$work" >"$log" 2>&1 || status=$?
-    grep -E "^stat::(number_of_executed_units|new_units_added|peak_rss_mb)" "$log" || true
-    grep -E "^#[0-9]+[[:space:]]+DONE" "$log" | tail -n 1 || true
-    if [[ $status -ne 0 ]]; then
-        tail -n 60 "$log"
-        echo "fuzz: $name found a failure (exit $status); see $log"
-        exit 1
-    fi
+    fuzz_report "$log" "$status" "$name" || exit 1
 done

@@ -281,6 +281,12 @@ PJDL_API uint64_t pjdl_platform_id(const char *name, size_t len);
 PJDL_API pjdl_code pjdl_register_platform(const char *platform_name, DLDeviceType device_type,
                                           DLDeviceType host_memory_type);
 
+/* A number that changes whenever pjdl_register_platform succeeds, so that
+ * whatever a caller derived from the platform registry (a DLDevice, a device
+ * type) and cached stays true while the number it read before deriving it is
+ * the number now. Starts at 0; one atomic load; any thread. */
+PJDL_API unsigned pjdl_platform_generation(void);
+
 /* The DLPack device type of memory kind `memory_kind` (NULL: the default
  * device memory) on platform `platform_name`. "unpinned_host" is always
  * kDLCPU, "pinned_host" the platform's host type, anything else the
@@ -494,8 +500,14 @@ typedef struct pjdl_import_options {
     { sizeof(pjdl_import_options), PJDL_COPY_IF_NEEDED, NULL, NULL, false, 0 }
 /* clang-format on */
 
-/* Imports a DLPack tensor as a buffer of one of `clients` (the one whose
- * platform and devices match the tensor's DLDevice). Zero-copy when the
+/* Imports a DLPack tensor as a buffer of one of `clients`: without a target
+ * (options' device and memory NULL), the first client, in the order given,
+ * that has a device whose default memory has the tensor's DLDevice, then
+ * the first that has it in another memory; a client that refuses the tensor
+ * (INVALID_ARGUMENT, UNIMPLEMENTED, FAILED_PRECONDITION: no view and no
+ * copy) passes it to the next candidate, unless the options name a stream
+ * (a stream belongs to one client: only the first candidate is tried). When
+ * all refuse, the first one's error is returned. Zero-copy when the
  * plugin can view the memory (compact row-major or a compact permutation,
  * aligned to the element size, and writable); otherwise, when `copy` allows
  * and the memory is host-reachable (kDLCPU, kDLCUDAHost, kDLROCMHost, kDLTPUHost), the

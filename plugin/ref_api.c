@@ -22,8 +22,12 @@ static const PJRT_NamedValue plugin_attributes[] = {
     STRING_ATTRIBUTE("pjrt_ref_platforms", "cpu,xpu"),
 };
 
+/* Until after API 0.60 the header's PJRT_Plugin_Attributes_Args_STRUCT_SIZE
+ * ended at `attributes` (24 bytes) although the struct always held
+ * num_attributes, and clients built then (JAX 0.4.35 to 0.6.2) pass 24 and
+ * read num_attributes: both sizes are accepted, and both fields written. */
 PJRT_Error *ref_PJRT_Plugin_Attributes(PJRT_Plugin_Attributes_Args *args) {
-    REF_CHECK_ARGS(args, PJRT_Plugin_Attributes_Args);
+    REF_CHECK_ARGS_UPTO(args, PJRT_Plugin_Attributes_Args, attributes);
     args->attributes = plugin_attributes;
     args->num_attributes = sizeof(plugin_attributes) / sizeof(plugin_attributes[0]);
     return NULL;

@@ -18,8 +18,32 @@ pjpy_buffer *pjpy_buffer_alloc(void) {
     self->weakreflist = NULL;
     self->export_fast = 0;
     self->dl_device_tuple = NULL;
+    self->dl_generation = pjdl_platform_generation();
     self->view = NULL;
     return self;
+}
+
+int pjpy_buffer_registry_sync(pjpy_buffer *self) {
+    /* Read before anything is derived: a registration racing with this one
+     * leaves a stale generation, and the next call derives again. */
+    unsigned now = pjdl_platform_generation();
+    if (self->dl_generation == now)
+        return 0;
+    Py_CLEAR(self->dl_device_tuple);
+    if (self->view != NULL) {
+        /* The view's memory, shape and strides stay true; only the device
+         * is the registry's. Corrected in place: a consumer may still hold
+         * the shape and strides it handed out. */
+        DLDevice dl;
+        pjdl_code rc = pjdl_buffer_dl_device(self->buffer, &dl);
+        if (rc != PJDL_OK) {
+            pjpy_raise_exchange(rc);
+            return -1;
+        }
+        self->view->device = dl;
+    }
+    self->dl_generation = now;
+    return 0;
 }
 
 void pjpy_buffer_set(pjpy_buffer *self, PyObject *client_obj, pjdl_buffer *buffer) {

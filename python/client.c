@@ -122,20 +122,17 @@ PyObject *pjpy_dl_device_tuple(DLDevice dl) {
 
 /* ------------------------------------------------------------ methods */
 
-static int fill_dims(const Py_buffer *view, int64_t *dims, int64_t *strides) {
+/* The view's shape into dims and its byte strides into strides; returns
+ * strides, or NULL for an exporter that gives none (it ignored
+ * PyBUF_STRIDES: compact row-major, which NULL means to the library, so that
+ * no stride is multiplied out here). */
+static const int64_t *fill_dims(const Py_buffer *view, int64_t *dims, int64_t *strides) {
     for (int i = 0; i < view->ndim; i++) {
         dims[i] = view->shape[i];
-        strides[i] = view->strides ? view->strides[i] : 0;
+        if (view->strides != NULL)
+            strides[i] = view->strides[i];
     }
-    if (view->strides == NULL && view->ndim > 0) {
-        /* Only possible for exporters that ignore PyBUF_STRIDES: compact. */
-        int64_t s = view->itemsize;
-        for (int i = view->ndim - 1; i >= 0; i--) {
-            strides[i] = s;
-            s *= dims[i];
-        }
-    }
-    return 0;
+    return view->strides != NULL ? strides : NULL;
 }
 
 static PyObject *client_buffer(PyObject *obj, PyObject *args, PyObject *kwargs) {
@@ -179,11 +176,11 @@ static PyObject *client_buffer(PyObject *obj, PyObject *args, PyObject *kwargs) 
                      PyBUF_MAX_NDIM);
         goto done;
     }
-    fill_dims(&view, dims, strides);
+    const int64_t *byte_strides = fill_dims(&view, dims, strides);
     pjdl_buffer *buffer = NULL;
     pjdl_code rc;
     PJPY_NOGIL_RC(rc, pjdl_buffer_from_host(self->client, view.buf, type, dims, (size_t)view.ndim,
-                                            strides, memory, &buffer));
+                                            byte_strides, memory, &buffer));
     if (rc != PJDL_OK) {
         pjpy_raise_error(rc);
         goto done;
@@ -211,10 +208,11 @@ static PyObject *client_from_dlpack(PyObject *obj, PyObject *args, PyObject *kwa
 }
 
 static PyObject *client_set_wait_timeout(PyObject *obj, PyObject *arg) {
-    long long ms = PyLong_AsLongLong(arg);
-    if (ms == -1 && PyErr_Occurred())
+    int64_t ms;
+    if (pjpy_int_arg(arg, "set_wait_timeout: ms", INT64_MIN, INT64_MAX, PyExc_OverflowError, &ms) <
+        0)
         return NULL;
-    pjdl_client_set_wait_timeout(((pjpy_client *)obj)->client, (int64_t)ms);
+    pjdl_client_set_wait_timeout(((pjpy_client *)obj)->client, ms);
     Py_RETURN_NONE;
 }
 
@@ -275,12 +273,13 @@ static PyObject *client_wrap(PyObject *unused, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!O!:wrap", &pjpy_plugin_type, &plugin_obj, &PyLong_Type,
                           &address))
         return NULL;
-    PJRT_Client *pjrt = PyLong_AsVoidPtr(address);
+    void *pjrt = NULL;
+    if (pjpy_address_arg(address, "Client.wrap: address", &pjrt) < 0)
+        return NULL;
     if (pjrt == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError,
-                            "Client.wrap: the client address is 0 (JAX reports 0 for clients "
-                            "that are not PJRT C API clients, such as its built-in cpu)");
+        PyErr_SetString(PyExc_ValueError,
+                        "Client.wrap: the client address is 0 (JAX reports 0 for clients "
+                        "that are not PJRT C API clients, such as its built-in cpu)");
         return NULL;
     }
     pjdl_client *client = NULL;
@@ -300,14 +299,17 @@ static PyObject *client_wrap(PyObject *unused, PyObject *args) {
 static PyObject *client_platform_dl_device(PyObject *unused, PyObject *args) {
     (void)unused;
     const char *platform, *memory_kind = NULL;
-    int hardware_id;
-    if (!PyArg_ParseTuple(args, "szi:platform_dl_device", &platform, &memory_kind, &hardware_id))
+    PyObject *id_obj;
+    int64_t hardware_id;
+    if (!PyArg_ParseTuple(args, "szO:platform_dl_device", &platform, &memory_kind, &id_obj) ||
+        pjpy_int_arg(id_obj, "platform_dl_device: hardware_id", INT32_MIN, INT32_MAX,
+                     PyExc_OverflowError, &hardware_id) < 0)
         return NULL;
     DLDeviceType type;
     pjdl_code rc = pjdl_platform_dl_type(platform, memory_kind, &type);
     if (rc != PJDL_OK)
         return pjpy_raise_exchange(rc);
-    DLDevice dl = {type, hardware_id};
+    DLDevice dl = {type, (int32_t)hardware_id};
     if (pjdl_dl_device_type_host_reachable(type))
         dl.device_id = 0; /* host memory: id 0, as pjdl_device_dl gives it */
     return pjpy_dl_device_tuple(dl);
@@ -379,12 +381,13 @@ static Py_ssize_t int64_sequence(PyObject *obj, const char *what, int64_t *out, 
         return -1;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
-        if (v == -1 && PyErr_Occurred()) {
+        char name[64];
+        snprintf(name, sizeof name, "%s[%zd]", what, i);
+        if (pjpy_int_arg(PySequence_Fast_GET_ITEM(seq, i), name, INT64_MIN, INT64_MAX,
+                         PyExc_OverflowError, &out[i]) < 0) {
             Py_DECREF(seq);
             return -1;
         }
-        out[i] = v;
     }
     Py_DECREF(seq);
     return n;
@@ -402,16 +405,18 @@ static PyObject *client_external_dlpack(PyObject *unused, PyObject *args, PyObje
     (void)unused;
     static char *kwlist[] = {"data",  "shape",     "dtype",     "strides", "dl_device",
                              "owner", "versioned", "read_only", "copied",  NULL};
-    PyObject *data_obj, *shape_obj, *strides_obj, *owner;
+    PyObject *data_obj, *shape_obj, *strides_obj, *dl_obj, *owner;
     const char *dtype_name;
-    int device_type, device_id, versioned = 0, read_only = 0, copied = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OsO(ii)O|$ppp:external_dlpack", kwlist,
+    int versioned = 0, read_only = 0, copied = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OsOOO|$ppp:external_dlpack", kwlist,
                                      &PyLong_Type, &data_obj, &shape_obj, &dtype_name, &strides_obj,
-                                     &device_type, &device_id, &owner, &versioned, &read_only,
-                                     &copied))
+                                     &dl_obj, &owner, &versioned, &read_only, &copied))
         return NULL;
-    void *data = PyLong_AsVoidPtr(data_obj);
-    if (data == NULL && PyErr_Occurred())
+    void *data = NULL;
+    int64_t dl[2];
+    if (pjpy_address_arg(data_obj, "external_dlpack: data", &data) < 0 ||
+        pjpy_int_pair(dl_obj, "external_dlpack: dl_device", pjpy_dl_device_range,
+                      PyExc_OverflowError, dl) < 0)
         return NULL;
     int64_t shape[EXTERNAL_MAX_NDIM], strides[EXTERNAL_MAX_NDIM];
     Py_ssize_t ndim = int64_sequence(shape_obj, "shape", shape, EXTERNAL_MAX_NDIM);
@@ -442,7 +447,7 @@ static PyObject *client_external_dlpack(PyObject *unused, PyObject *args, PyObje
     memcpy(e->dims + ndim, strides, (size_t)ndim * sizeof(int64_t));
     DLTensor tensor = {
         .data = data,
-        .device = {(DLDeviceType)device_type, device_id},
+        .device = {(DLDeviceType)dl[0], (int32_t)dl[1]},
         .ndim = (int32_t)ndim,
         .dtype = dtype,
         .shape = e->dims,

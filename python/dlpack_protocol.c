@@ -46,22 +46,6 @@ static void capsule_legacy_destructor(PyObject *capsule) {
     capsule_destructor(capsule, legacy_name, 0);
 }
 
-/* Parses (int, int); 0 on success, -1 with TypeError/ValueError set. */
-static int parse_pair(PyObject *obj, const char *what, long *a, long *b) {
-    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 2) {
-        PyErr_Format(PyExc_TypeError, "%s must be None or a tuple of two ints, not %.100s", what,
-                     Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    *a = PyLong_AsLong(PyTuple_GET_ITEM(obj, 0));
-    if (*a == -1 && PyErr_Occurred())
-        return -1;
-    *b = PyLong_AsLong(PyTuple_GET_ITEM(obj, 1));
-    if (*b == -1 && PyErr_Occurred())
-        return -1;
-    return 0;
-}
-
 /* The keyword arguments of __dlpack__ and release_to_dlpack, parsed by hand
  * from a vectorcall: consumers call these on every exchange, and
  * PyArg_ParseTupleAndKeywords (with its tuple and dict) costs more than the
@@ -193,7 +177,7 @@ static pjdl_code export_device_copy(pjdl_buffer *buffer, const pjdl_export_optio
  * thread default) and pointers, 0 being ambiguous and refused; on ROCm 0
  * (default) and pointers, 1 and 2 being CUDA's. Anything below -1 is never
  * a stream. What a stream means beyond that is the plugin's to check. */
-static int check_stream_value(pjdl_buffer *buffer, long long s, const char *fname) {
+static int check_stream_value(pjdl_buffer *buffer, int64_t s, const char *fname) {
     DLDevice own = {kDLCPU, 0};
     if (pjdl_buffer_dl_device(buffer, &own) != PJDL_OK)
         own.device_type = kDLExtDev; /* unknown: only the universal rule */
@@ -206,7 +190,7 @@ static int check_stream_value(pjdl_buffer *buffer, long long s, const char *fnam
         why = "is a CUDA default stream; on ROCm the default stream is 0";
     if (why == NULL)
         return 0;
-    PyErr_Format(pjpy_dlpack_error, "%s: stream=%lld %s", fname, s, why);
+    PyErr_Format(pjpy_dlpack_error, "%s: stream=%lld %s", fname, (long long)s, why);
     return -1;
 }
 
@@ -218,19 +202,20 @@ static int parse_export_options(PyObject *const a[ARG_COUNT], pjdl_buffer *buffe
     if (pjpy_parse_copy(a[ARG_COPY], &opts->copy) < 0)
         return -1;
     *versioned = 0;
+    int64_t pair[2];
     if (a[ARG_MAX_VERSION] != Py_None) {
-        long major, minor;
-        if (parse_pair(a[ARG_MAX_VERSION], "max_version", &major, &minor) < 0)
+        if (pjpy_int_pair(a[ARG_MAX_VERSION], "max_version", pjpy_dl_version_range,
+                          pjpy_dlpack_error, pair) < 0)
             return -1;
-        *versioned = major >= 1;
+        *versioned = pair[0] >= 1;
     }
     if (a[ARG_DL_DEVICE] != Py_None) {
-        long type, id;
-        if (parse_pair(a[ARG_DL_DEVICE], "dl_device", &type, &id) < 0)
+        if (pjpy_int_pair(a[ARG_DL_DEVICE], "dl_device", pjpy_dl_device_range, pjpy_dlpack_error,
+                          pair) < 0)
             return -1;
         opts->has_dl_device = true;
-        opts->dl_device.device_type = (DLDeviceType)type;
-        opts->dl_device.device_id = (int32_t)id;
+        opts->dl_device.device_type = (DLDeviceType)pair[0];
+        opts->dl_device.device_id = (int32_t)pair[1];
     }
     if (!opts->has_dl_device || opts->copy != PJDL_COPY_NEVER)
         return 0;
@@ -257,15 +242,9 @@ static int parse_export_stream(PyObject *stream, pjdl_buffer *buffer, const char
                                pjdl_export_options *opts) {
     if (stream == Py_None)
         return 0;
-    if (!PyLong_Check(stream)) {
-        PyErr_Format(PyExc_TypeError, "stream must be None or an int, not %.100s",
-                     Py_TYPE(stream)->tp_name);
-        return -1;
-    }
-    long long s = PyLong_AsLongLong(stream);
-    if (s == -1 && PyErr_Occurred())
-        return -1;
-    if (check_stream_value(buffer, s, fname) < 0)
+    int64_t s;
+    if (pjpy_int_arg(stream, "stream", INTPTR_MIN, INTPTR_MAX, pjpy_dlpack_error, &s) < 0 ||
+        check_stream_value(buffer, s, fname) < 0)
         return -1;
     /* -1: the consumer asks for no synchronization. Waiting for the ready
      * event instead is always correct, so that is what happens. */
@@ -363,7 +342,10 @@ PyObject *pjpy_buffer_release_to_dlpack(PyObject *self, PyObject *const *args, P
 PyObject *pjpy_buffer_dlpack_device(PyObject *self, PyObject *unused) {
     (void)unused;
     pjpy_buffer *b = (pjpy_buffer *)self;
-    /* A buffer never changes device: the tuple is made once and reused. */
+    /* A buffer never changes device, but its DLDevice is the platform
+     * registry's: the tuple is made once and reused until a registration. */
+    if (pjpy_buffer_registry_sync(b) < 0)
+        return NULL;
     if (b->dl_device_tuple == NULL) {
         DLDevice dl;
         pjdl_code rc = pjdl_buffer_dl_device(b->buffer, &dl);

@@ -114,7 +114,7 @@ static int make_view(pjpy_buffer *self) {
 static int dltensor_from_py_object(void *py_object, DLTensor *out) {
     static const char fname[] = "dltensor_from_py_object_no_sync";
     pjpy_buffer *self = as_buffer(py_object, out, fname);
-    if (self == NULL)
+    if (self == NULL || pjpy_buffer_registry_sync(self) < 0)
         return -1;
     if (self->view == NULL) {
         if (make_view(self) < 0)
@@ -176,9 +176,13 @@ static int managed_tensor_to_py_object(DLManagedTensorVersioned *tensor, void **
 
 /* current_work_stream: the stream on which the plugin places the device's
  * external ready events (the stream extension), the counterpart of a
- * framework's current stream; NULL for host memory, for a device no live
- * client drives and for plugins without streams. Exports made through this
- * table are ready when handed out, so NULL never loses an ordering. */
+ * framework's current stream. The call names a DLDevice, not a client, and
+ * a stream belongs to one client: it is given only when every live client
+ * that has the DLDevice has that same stream. NULL for host memory, for a
+ * device no live client drives, for one that several clients with
+ * different streams drive, and for plugins without streams. Exports made
+ * through this table are ready when handed out, so NULL never loses an
+ * ordering. */
 static int current_work_stream(DLDeviceType device_type, int32_t device_id,
                                void **out_current_stream) {
     if (out_current_stream == NULL) {
@@ -193,16 +197,21 @@ static int current_work_stream(DLDeviceType device_type, int32_t device_id,
     if (clients == NULL)
         return PyErr_Occurred() ? -1 : 0;
     DLDevice dl = {device_type, device_id};
+    intptr_t found = 0;
     for (size_t i = 0; i < n; i++) {
         pjdl_device *device = NULL;
         if (pjdl_client_find_dl(clients[i]->client, dl, &device, NULL) != PJDL_OK)
             continue;
         intptr_t stream = 0;
-        if (pjdl_device_stream(device, &stream) == PJDL_OK)
-            *out_current_stream = (void *)stream;
-        break;
+        if (pjdl_device_stream(device, &stream) != PJDL_OK || stream == 0 ||
+            (found != 0 && stream != found)) {
+            found = 0;
+            break;
+        }
+        found = stream;
     }
     PyMem_Free(clients);
+    *out_current_stream = (void *)found;
     return 0;
 }
 
@@ -327,10 +336,15 @@ managed_tensor_allocator(DLTensor *prototype, DLManagedTensorVersioned **out, vo
                          void (*SetError)(void *error_ctx, const char *kind, const char *message)) {
     alloc_error e;
     int rc;
+    pjpy_attach here = Py_IsInitialized() ? pjpy_thread_attached() : PJPY_DETACHED;
     if (!Py_IsInitialized() || !pjpy_may_release_gil()) {
         rc = alloc_fail(&e, "RuntimeError", "the interpreter is exiting");
-    } else if (PyGILState_Check()) {
+    } else if (here == PJPY_ATTACHED_HOME) {
         rc = allocator_locked(prototype, out, &e);
+    } else if (here == PJPY_ATTACHED_OTHER) {
+        /* Taking the module's GIL here would wait for this very thread. */
+        rc = alloc_fail(&e, "RuntimeError",
+                        "called from a thread attached to another Python interpreter");
     } else {
         PyGILState_STATE state = PyGILState_Ensure();
         rc = allocator_locked(prototype, out, &e);
@@ -350,6 +364,10 @@ static DLPackExchangeAPI exchange_api = {
     .dltensor_from_py_object_no_sync = dltensor_from_py_object,
     .current_work_stream = current_work_stream,
 };
+
+int pjpy_exchange_api_is_ours(const DLPackExchangeAPI *api) {
+    return api == &exchange_api;
+}
 
 int pjpy_exchange_api_init(PyTypeObject *buffer_type) {
     PyObject *capsule = PyCapsule_New(&exchange_api, api_capsule_name, NULL);

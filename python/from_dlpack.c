@@ -221,21 +221,14 @@ static int producer_device(PyObject *x, DLDevice *dl) {
     PyObject *dev = call_method(x, names[NAME_DLPACK_DEVICE], NULL, NULL, &missing);
     if (dev == NULL)
         return missing ? 0 : -1;
-    long type = 0, id = 0;
-    int ok = PyTuple_Check(dev) && PyTuple_GET_SIZE(dev) == 2;
-    if (ok) {
-        type = PyLong_AsLong(PyTuple_GET_ITEM(dev, 0));
-        id = PyLong_AsLong(PyTuple_GET_ITEM(dev, 1));
-        ok = !PyErr_Occurred();
-    }
+    int64_t pair[2];
+    int rc =
+        pjpy_int_pair(dev, "__dlpack_device__()", pjpy_dl_device_range, pjpy_dlpack_error, pair);
     Py_DECREF(dev);
-    if (!ok) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "__dlpack_device__() must return a tuple of two ints");
+    if (rc < 0)
         return -1;
-    }
-    dl->device_type = (DLDeviceType)type;
-    dl->device_id = (int32_t)id;
+    dl->device_type = (DLDeviceType)pair[0];
+    dl->device_id = (int32_t)pair[1];
     return 1;
 }
 
@@ -386,10 +379,13 @@ static int check_tensor(const DLManagedTensorVersioned *versioned, const DLTenso
 
 /* No-sync export: the data is ready on the producer's current stream, which
  * the import then names as the stream the data comes from. Host memory has
- * no stream. 0, or -1 with an exception set. */
+ * no stream, and neither has an export of our own table: it is ready when
+ * handed out, and a stream of ours would be one client's, maybe not the
+ * one the import targets. 0, or -1 with an exception set. */
 static int take_producer_stream(const DLPackExchangeAPI *api, DLDevice src,
                                 pjdl_import_options *opts) {
-    if (pjdl_dl_device_type_host_reachable(src.device_type) || api->current_work_stream == NULL)
+    if (pjdl_dl_device_type_host_reachable(src.device_type) || api->current_work_stream == NULL ||
+        pjpy_exchange_api_is_ours(api))
         return 0;
     void *stream = NULL;
     if (api->current_work_stream(src.device_type, src.device_id, &stream) != 0) {
@@ -639,24 +635,60 @@ static PyObject *import_capsule(PyObject *capsule, const import_request *req) {
     return buffer;
 }
 
-PyObject *pjpy_from_dlpack(pjpy_client *const *clients, size_t num_clients, PyObject *x,
-                           PyObject *target, PyObject *copy_obj) {
-    import_request req;
-    if (resolve_request(clients, num_clients, target, copy_obj, &req) < 0)
-        return NULL;
+/* When x is one of our Buffers and its client is a candidate but not the
+ * first, *order is set to the candidates with that client first (a PyMem
+ * array the caller frees), and req->clients to it: the memory is that
+ * client's, whichever other client has the same DLDevice (the library then
+ * tries the others in turn). 0, or -1 with MemoryError set. */
+static int prefer_own_client(PyObject *x, import_request *req, pjpy_client ***order) {
+    *order = NULL;
+    if (!PyObject_TypeCheck(x, &pjpy_buffer_type) || ((pjpy_buffer *)x)->client == NULL)
+        return 0;
+    pjpy_client *own = (pjpy_client *)((pjpy_buffer *)x)->client;
+    size_t at = 0;
+    while (at < req->num_clients && req->clients[at] != own)
+        at++;
+    if (at == 0 || at == req->num_clients)
+        return 0;
+    *order = PyMem_Malloc(req->num_clients * sizeof **order);
+    if (*order == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    (*order)[0] = own;
+    memcpy(*order + 1, req->clients, at * sizeof **order);
+    memcpy(*order + 1 + at, req->clients + at + 1, (req->num_clients - at - 1) * sizeof **order);
+    req->clients = *order;
+    return 0;
+}
+
+/* pjpy_from_dlpack with the request resolved. */
+static PyObject *from_dlpack_request(PyObject *x, import_request *req) {
     if (PyCapsule_CheckExact(x))
-        return import_capsule(Py_NewRef(x), &req);
+        return import_capsule(Py_NewRef(x), req);
     const DLPackExchangeAPI *api;
     if (exchange_api_of(x, &api) < 0)
         return NULL;
     if (api != NULL) {
         int fallback;
-        PyObject *buffer = from_exchange_api(api, x, &req, &fallback);
+        PyObject *buffer = from_exchange_api(api, x, req, &fallback);
         if (!fallback)
             return buffer;
-        req.opts.has_stream = false;
-        req.opts.stream = 0;
+        req->opts.has_stream = false;
+        req->opts.stream = 0;
     }
-    PyObject *capsule = capsule_from_producer(x, &req);
-    return capsule == NULL ? NULL : import_capsule(capsule, &req);
+    PyObject *capsule = capsule_from_producer(x, req);
+    return capsule == NULL ? NULL : import_capsule(capsule, req);
+}
+
+PyObject *pjpy_from_dlpack(pjpy_client *const *clients, size_t num_clients, PyObject *x,
+                           PyObject *target, PyObject *copy_obj) {
+    import_request req;
+    pjpy_client **order;
+    if (resolve_request(clients, num_clients, target, copy_obj, &req) < 0 ||
+        prefer_own_client(x, &req, &order) < 0)
+        return NULL;
+    PyObject *buffer = from_dlpack_request(x, &req);
+    PyMem_Free(order);
+    return buffer;
 }

@@ -15,6 +15,11 @@
  * never blocks) otherwise. Once the interpreter is exiting, callbacks that
  * cannot run at once are dropped: the producer's memory is leaked rather than
  * the process crashed or hung.
+ *
+ * "Holds the GIL" is asked of CPython's thread state (pjpy_thread_attached),
+ * never of PyGILState_Check: CPython 3.10 and 3.11 make that answer 1 for
+ * good once any subinterpreter has been created, and 3.12 and later answer
+ * for the main interpreter only.
  */
 #include "pjdl_py.h"
 
@@ -33,6 +38,38 @@ static deferred *queue_head, *queue_tail;
 static atomic_int queued;    /* number of entries in the queue */
 static atomic_int scheduled; /* a pending call is registered */
 static atomic_int exiting;
+/* The interpreter the module was first initialized in: its objects are the
+ * ones our callbacks touch. Set once, with the GIL, before any callback. */
+static PyInterpreterState *home;
+
+void pjpy_set_home_interpreter(void) {
+    if (home == NULL)
+        home = PyInterpreterState_Get();
+}
+
+/* The thread state attached to this thread, or NULL. CPython 3.12 keeps the
+ * current thread state per thread; 3.10 and 3.11 keep one per process (the
+ * thread holding the GIL, whichever it is), so there it counts only when it
+ * was made for this thread. Reading another thread's state races with its
+ * deletion exactly as CPython's own Py_AddPendingCall does on those
+ * versions, which reads it the same way from any thread. */
+static PyThreadState *attached_state(void) {
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyThreadState_GetUnchecked();
+#elif PY_VERSION_HEX >= 0x030C0000
+    return _PyThreadState_UncheckedGet();
+#else
+    PyThreadState *ts = _PyThreadState_UncheckedGet();
+    return ts != NULL && ts->thread_id == PyThread_get_thread_ident() ? ts : NULL;
+#endif
+}
+
+pjpy_attach pjpy_thread_attached(void) {
+    PyThreadState *ts = attached_state();
+    if (ts == NULL)
+        return PJPY_DETACHED;
+    return PyThreadState_GetInterpreter(ts) == home ? PJPY_ATTACHED_HOME : PJPY_ATTACHED_OTHER;
+}
 
 void pjpy_set_exiting(void) {
     atomic_store(&exiting, 1);
@@ -78,7 +115,10 @@ void pjpy_drain_deferred(void) {
 static int drain_pending(void *unused) {
     (void)unused;
     atomic_store(&scheduled, 0);
-    pjpy_drain_deferred();
+    /* CPython 3.10 and 3.11 may run a pending call in a subinterpreter; the
+     * queue then waits for the next library call or pending call here. */
+    if (pjpy_thread_attached() == PJPY_ATTACHED_HOME)
+        pjpy_drain_deferred();
     return 0;
 }
 
@@ -87,7 +127,7 @@ void pjpy_call_with_gil(void (*run)(void *), void (*drop)(void *), void *arg) {
         drop(arg);
         return;
     }
-    if (PyGILState_Check()) {
+    if (pjpy_thread_attached() == PJPY_ATTACHED_HOME) {
         run(arg);
         return;
     }

@@ -50,9 +50,15 @@ static PyObject *register_platform(PyObject *module, PyObject *args, PyObject *k
     (void)module;
     static char *kwlist[] = {"name", "device_type", "host_memory_type", NULL};
     const char *name;
-    int device_type, host_type = kDLCPU;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "si|i:register_platform", kwlist, &name,
-                                     &device_type, &host_type))
+    PyObject *type_obj, *host_obj = NULL;
+    int64_t device_type, host_type = kDLCPU;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|O:register_platform", kwlist, &name,
+                                     &type_obj, &host_obj) ||
+        pjpy_int_arg(type_obj, "register_platform: device_type", pjpy_dl_device_range[0],
+                     pjpy_dl_device_range[1], PyExc_OverflowError, &device_type) < 0 ||
+        (host_obj != NULL &&
+         pjpy_int_arg(host_obj, "register_platform: host_memory_type", pjpy_dl_device_range[0],
+                      pjpy_dl_device_range[1], PyExc_OverflowError, &host_type) < 0))
         return NULL;
     pjdl_code rc = pjdl_register_platform(name, (DLDeviceType)device_type, (DLDeviceType)host_type);
     if (rc != PJDL_OK)
@@ -135,6 +141,7 @@ static int register_atexit(PyObject *module) {
 PyMODINIT_FUNC PyInit__pjrt_dlpack(void); /* found by the import system */
 
 PyMODINIT_FUNC PyInit__pjrt_dlpack(void) {
+    pjpy_set_home_interpreter();
     PyTypeObject *types[] = {&pjpy_plugin_type, &pjpy_client_type, &pjpy_device_type,
                              &pjpy_memory_type, &pjpy_buffer_type};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)

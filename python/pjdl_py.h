@@ -55,6 +55,10 @@ typedef struct {
     int export_fast;
     /* The __dlpack_device__ tuple, made on first use; NULL until then. */
     PyObject *dl_device_tuple;
+    /* pjdl_platform_generation() when dl_device_tuple and view->device were
+     * last known true: both derive from the platform registry
+     * (pjpy_buffer_registry_sync). */
+    unsigned dl_generation;
     /* What the exchange API's dltensor_from_py_object_no_sync hands out: a
      * DLTensor with its shape and strides in the same PyMem block, made on
      * first use (exchange_api.c). A buffer never changes its data pointer,
@@ -96,7 +100,43 @@ PyObject *pjpy_raise_error(pjdl_code code);
  * FAILED_PRECONDITION, UNIMPLEMENTED), pjpy_error otherwise. */
 PyObject *pjpy_raise_exchange(pjdl_code code);
 
+/* ------------------------------------------------------------ integers */
+
+/* Every Python integer that becomes a C value goes through one of these
+ * (ints.c). pjpy_int_arg: obj (an int or an object with __index__) as a
+ * value in [min, max] in *out; not an integer: TypeError; out of range:
+ * `error` (OverflowError for plain arguments, DLPackError for the DLPack
+ * protocol's), both naming `what` (e.g. "dl_device[1]"). 0, or -1 with the
+ * exception set. */
+int pjpy_int_arg(PyObject *obj, const char *what, int64_t min, int64_t max, PyObject *error,
+                 int64_t *out);
+
+/* A tuple of two ints, checked as pjpy_int_arg does: the first in
+ * [range[0], range[1]], the second in [range[2], range[3]], named
+ * "<what>[0]" and "<what>[1]"; not such a tuple: TypeError. */
+int pjpy_int_pair(PyObject *obj, const char *what, const int64_t range[4], PyObject *error,
+                  int64_t out[2]);
+
+/* The ranges of a DLDevice's (device_type, device_id) and of a DLPack
+ * version's (major, minor), for pjpy_int_pair. */
+extern const int64_t pjpy_dl_device_range[4];
+extern const int64_t pjpy_dl_version_range[4];
+
+/* An address (a data pointer, a C handle): [0, 2**64 - 1] on a 64-bit
+ * machine, OverflowError naming `what` otherwise. 0, or -1. */
+int pjpy_address_arg(PyObject *obj, const char *what, void **out);
+
 /* ----------------------------------------------------------- threading */
+
+/* Whether this thread may run Python code of the module's interpreter: it
+ * has an attached thread state (holds the GIL) of that interpreter
+ * (PJPY_ATTACHED_HOME), of another one (PJPY_ATTACHED_OTHER), or none.
+ * Right with subinterpreters, on every supported Python (gil.c). */
+typedef enum { PJPY_DETACHED, PJPY_ATTACHED_HOME, PJPY_ATTACHED_OTHER } pjpy_attach;
+pjpy_attach pjpy_thread_attached(void);
+
+/* Records the calling thread's interpreter as the module's (module init). */
+void pjpy_set_home_interpreter(void);
 
 /* Whether the GIL may be released around a library call: not once the
  * interpreter is exiting, so that callbacks triggered by the call on this
@@ -166,6 +206,11 @@ PyObject *pjpy_buffer_new(PyObject *client_obj, pjdl_buffer *buffer);
  * nothing can fail after the library took a producer's tensor. NULL with
  * MemoryError set. */
 pjpy_buffer *pjpy_buffer_alloc(void);
+/* Drops or corrects what the Buffer cached from the platform registry (the
+ * __dlpack_device__ tuple, the exchange API view's device) when a
+ * registration changed it since. Call before using either; needs the GIL.
+ * 0, or -1 with an exception set. */
+int pjpy_buffer_registry_sync(pjpy_buffer *self);
 /* Fills an object of pjpy_buffer_alloc; takes over `buffer`. */
 void pjpy_buffer_set(pjpy_buffer *self, PyObject *client_obj, pjdl_buffer *buffer);
 PyObject *pjpy_device_new(PyObject *client_obj, pjdl_device *device);
@@ -257,5 +302,9 @@ int pjpy_buffer_export_plain(pjpy_buffer *self, DLManagedTensorVersioned **out);
  * __dlpack_c_exchange_api__ of the Buffer type, which must be ready. 0, or
  * -1 with an exception set. */
 int pjpy_exchange_api_init(PyTypeObject *buffer_type);
+
+/* Whether `api` is this module's table: its exports are ready when handed
+ * out, so an import of them needs no stream. */
+int pjpy_exchange_api_is_ours(const DLPackExchangeAPI *api);
 
 #endif /* PJDL_PY_H_ */

@@ -43,15 +43,16 @@ static void option_set_free(option_set *set) {
 
 static int option_from_python(const char *name, PyObject *value, pjdl_option *opt, int64_t **list) {
     opt->name = name;
+    char what[160];
+    snprintf(what, sizeof what, "client option '%s'", name);
     if (PyBool_Check(value)) {
         opt->type = PJDL_OPTION_BOOL;
         opt->value.bool_value = (value == Py_True);
     } else if (PyLong_Check(value)) {
-        long long v = PyLong_AsLongLong(value);
-        if (v == -1 && PyErr_Occurred())
-            return -1;
         opt->type = PJDL_OPTION_INT64;
-        opt->value.int64_value = v;
+        if (pjpy_int_arg(value, what, INT64_MIN, INT64_MAX, PyExc_OverflowError,
+                         &opt->value.int64_value) < 0)
+            return -1;
     } else if (PyFloat_Check(value)) {
         opt->type = PJDL_OPTION_FLOAT;
         opt->value.float_value = (float)PyFloat_AS_DOUBLE(value);
@@ -83,13 +84,11 @@ static int option_from_python(const char *name, PyObject *value, pjdl_option *op
                 Py_DECREF(seq);
                 return -1;
             }
-            long long v = PyLong_AsLongLong(item);
-            if (v == -1 && PyErr_Occurred()) {
+            if (pjpy_int_arg(item, what, INT64_MIN, INT64_MAX, PyExc_OverflowError, &vals[i]) < 0) {
                 PyMem_Free(vals);
                 Py_DECREF(seq);
                 return -1;
             }
-            vals[i] = v;
         }
         Py_DECREF(seq);
         *list = vals;
@@ -205,12 +204,14 @@ static PyObject *plugin_from_api(PyObject *unused, PyObject *arg) {
         if (api == NULL)
             return NULL;
     } else if (PyLong_Check(arg)) {
-        api = PyLong_AsVoidPtr(arg);
-        if (api == NULL) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "Plugin.from_api: the address is 0");
+        void *address = NULL;
+        if (pjpy_address_arg(arg, "Plugin.from_api: address", &address) < 0)
+            return NULL;
+        if (address == NULL) {
+            PyErr_SetString(PyExc_ValueError, "Plugin.from_api: the address is 0");
             return NULL;
         }
+        api = address;
     } else {
         PyErr_Format(PyExc_TypeError,
                      "Plugin.from_api: expected a 'pjrt_c_api' capsule or an int address, not "

@@ -4,7 +4,15 @@
 # library paths are in scripts/plugins.txt.
 #
 #   plugins.sh path NAME      print the plugin library's path (installed or not)
-#   plugins.sh install NAME   install it unless present; print nothing if present
+#   plugins.sh install NAME   install it (and its runtime, if scripts/NAME-runtime.txt
+#                             exists) unless present; print nothing if present
+#   plugins.sh runtime NAME   print the folder of NAME's runtime libraries
+#                             (installed or not); nothing if it has no runtime
+#   plugins.sh env NAME [BUILD]
+#                             install NAME if missing, then print the `export`
+#                             lines that make it loadable: its runtime and, for
+#                             oneapi, the build's ze_sim (BUILD, default build;
+#                             built first if missing). eval "$(plugins.sh env oneapi)"
 #   plugins.sh info BUILD [NAME...]
 #                             install every plugin of the table (or the NAMEs)
 #                             and run BUILD/tools/pjrt-dlpack info on each: one
@@ -57,6 +65,7 @@ install() {
     lookup "$name"
     local dir
     dir=$(dir_of)
+    install_runtime "$name"
     [[ -f "$dir/$lib" ]] && return 0
     echo "plugins: installing $req into $dir"
     local tmp
@@ -71,6 +80,62 @@ install() {
     mkdir -p "$(dirname "$dir")"
     rm -rf "$dir"
     mv "$tmp/target" "$dir"
+}
+
+# A plugin's runtime: scripts/NAME-runtime.txt, pip requirements pinned by
+# version and hash, installed with --prefix (--target drops the wheels'
+# lib/*.so files) into a folder named after the pins, so a new pin installs
+# beside the old one. rt_file/rt_dir are empty when NAME has none.
+runtime_of() {
+    rt_file=$here/$1-runtime.txt rt_dir=""
+    [[ -f "$rt_file" ]] || {
+        rt_file=""
+        return 0
+    }
+    local pins
+    pins=$(grep -v '^#' "$rt_file" | sha256sum | cut -c1-12)
+    rt_dir=$cache/runtimes/$1-$pins
+}
+
+# A subshell, so that its clean-up trap ends with it.
+install_runtime() (
+    local name=$1
+    runtime_of "$name"
+    [[ -n "$rt_file" && ! -f "$rt_dir/.complete" ]] || return 0
+    echo "plugins: installing the runtime of $name ($(grep -vc '^#' "$rt_file") wheels) into $rt_dir"
+    local tmp
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    $(pip_cmd) install --quiet --root-user-action=ignore --no-deps --only-binary=:all: --require-hashes \
+        --no-warn-script-location --prefix "$tmp/prefix" -r "$rt_file"
+    # Debian's pip puts a --prefix install under PREFIX/local.
+    local root=$tmp/prefix
+    [[ -d "$root/lib" || ! -d "$root/local/lib" ]] || root=$root/local
+    [[ -d "$root/lib" ]] || die "the runtime of $name installed no lib folder"
+    mkdir -p "$(dirname "$rt_dir")"
+    rm -rf "$rt_dir"
+    mv "$root" "$rt_dir"
+    touch "$rt_dir/.complete"
+)
+
+# The export lines for NAME: its runtime's libraries, and for oneapi the
+# build's ze_sim (the Level Zero loader it links) in front of them.
+env_lines() {
+    local name=$1 build=${2:-$here/../build}
+    install "$name" >&2
+    runtime_of "$name"
+    [[ -n "$rt_dir" ]] || return 0
+    local dirs=$rt_dir/lib
+    if [[ "$name" == oneapi ]]; then
+        local zesim=$build/zesim
+        if [[ ! -f "$zesim/libze_loader.so.1" ]]; then
+            [[ -f "$build/CMakeCache.txt" ]] || cmake -S "$here/.." -B "$build" >&2
+            cmake --build "$build" --target ze_loader ze_tracing_layer >&2
+        fi
+        dirs=$(cd "$zesim" && pwd):$dirs
+    fi
+    # shellcheck disable=SC2016 # expanded by the caller's eval
+    echo "export LD_LIBRARY_PATH=\"$dirs\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}\""
 }
 
 # Every plugin name of the table, in its order.
@@ -97,11 +162,19 @@ info_one() {
     fi
     local path out=$logs/$name.out err=$logs/$name.err rc=0
     path=$(dir_of)/$lib
+    # A plugin with a runtime (oneapi) runs with it, and oneapi on the
+    # build's ze_sim, as `plugins.sh env` sets them.
+    local ldpath=${LD_LIBRARY_PATH:-}
+    runtime_of "$name"
+    if [[ -n "$rt_dir" ]]; then
+        ldpath=$rt_dir/lib${ldpath:+:$ldpath}
+        [[ "$name" != oneapi ]] || ldpath=$(dirname "$cli")/../zesim:$ldpath
+    fi
     # info gives up on a step itself after step_s; the outer limit only
     # catches info itself hanging. TPU_SKIP_MDS_QUERY=1: without it libtpu's
     # PJRT_Plugin_Initialize asks the cloud metadata server for its
     # topology, over the network, for minutes; nothing here may send that.
-    TPU_SKIP_MDS_QUERY=1 timeout --kill-after=10 $((step_s * 8 + 60)) "$cli" info --timeout-ms $((step_s * 1000)) "$path" \
+    LD_LIBRARY_PATH=$ldpath TPU_SKIP_MDS_QUERY=1 timeout --kill-after=10 $((step_s * 8 + 60)) "$cli" info --timeout-ms $((step_s * 1000)) "$path" \
         >"$out" 2>"$err" </dev/null || rc=$?
     local verdict=PASS what
     case $rc in
@@ -164,7 +237,18 @@ install)
     [[ $# -eq 2 ]] || die "usage: plugins.sh install NAME"
     install "$2"
     ;;
+runtime)
+    [[ $# -eq 2 ]] || die "usage: plugins.sh runtime NAME"
+    lookup "$2"
+    runtime_of "$2"
+    [[ -z "$rt_dir" ]] || echo "$rt_dir/lib"
+    ;;
+env)
+    [[ $# -eq 2 || $# -eq 3 ]] || die "usage: plugins.sh env NAME [BUILD_DIR]"
+    lookup "$2"
+    env_lines "$2" "${3:-}"
+    ;;
 *)
-    die "usage: plugins.sh path|install NAME, or plugins.sh info BUILD_DIR [NAME...]"
+    die "usage: plugins.sh path|install|runtime NAME, plugins.sh env NAME [BUILD_DIR], or plugins.sh info BUILD_DIR [NAME...]"
     ;;
 esac

@@ -1,30 +1,36 @@
 #!/usr/bin/env bash
-# The modern Python environment for the tests: a virtual environment of
-# Debian's /usr/bin/python3 (the interpreter the module is built for) with
-# the pinned packages of scripts/python-env.txt, in the cache outside the
-# clone so that CI on the same machine reuses it. A changed pin file makes a
-# new environment (its folder is named by the file's hash).
+# The pinned Python environments: virtual environments of Debian's
+# /usr/bin/python3 (the interpreter the module is built for) with the pinned
+# packages of scripts/<NAME>.txt, in the cache outside the clone so that CI
+# on the same machine reuses them. A changed pin file makes a new
+# environment (its folder, <NAME>-<hash>, is named by the file's hash).
+#   python-env  the modern environment for the tests (NumPy 2, PyTorch 2,
+#               JAX; about 3 GB)
+#   fuzz-env    the Python fuzzer's (atheris; fuzz/python/, about 35 MB)
 #
-#   python-env.sh install   create it unless present (quiet when present)
-#   python-env.sh python    print its interpreter's path (installed or not)
-#   python-env.sh freeze    print the pins of the installed environment
+#   python-env.sh install [NAME]   create it unless present (quiet when present)
+#   python-env.sh python [NAME]    print its interpreter's path (installed or not)
+#   python-env.sh freeze [NAME]    print the pins of the installed environment
+# NAME defaults to python-env.
 #
 # The cache is $PJDL_CACHE_DIR, default ${XDG_CACHE_HOME:-$HOME/.cache}/pjrt-dlpack.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${PJDL_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pjrt-dlpack}
-pins="$here/python-env.txt"
+name=${2:-python-env}
+pins="$here/$name.txt"
 base=/usr/bin/python3
 
 die() {
     echo "python-env.sh: $*" >&2
     exit 2
 }
+[[ -f "$pins" ]] || die "no pin file $pins (NAME is python-env or fuzz-env)"
 
 env_dir() {
     local hash
     hash=$(sha256sum "$pins" | cut -c1-12)
-    echo "$cache/python-env-$hash"
+    echo "$cache/$name-$hash"
 }
 
 install() {
@@ -32,7 +38,9 @@ install() {
     dir=$(env_dir)
     [[ -f "$dir/.complete" ]] && return 0
     [[ -x "$base" ]] || die "no $base (Debian: apt-get install python3)"
-    echo "python-env: creating $dir (NumPy 2, PyTorch 2, JAX; about 3 GB to download)"
+    local what="the pins of scripts/$name.txt"
+    [[ "$name" == python-env ]] && what="NumPy 2, PyTorch 2, JAX; about 3 GB to download"
+    echo "$name: creating $dir ($what)"
     rm -rf "$dir"
     mkdir -p "$cache"
     "$base" -m venv "$dir" || die "cannot create a virtual environment (apt-get install python3-venv)"
@@ -49,5 +57,5 @@ freeze)
     [[ -f "$dir/.complete" ]] || die "not installed: run python-env.sh install"
     "$dir/bin/python" -m pip freeze --disable-pip-version-check
     ;;
-*) die "usage: python-env.sh install|python|freeze" ;;
+*) die "usage: python-env.sh install|python|freeze [NAME]" ;;
 esac

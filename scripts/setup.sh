@@ -1,19 +1,47 @@
 #!/usr/bin/env bash
-# Installs what the project needs, only what is missing: the Debian packages,
-# then from PyPI XLA's CPU PJRT plugin (scripts/plugins.sh) and the modern
-# Python environment (scripts/python-env.sh), both into a cache outside the
-# clone. Idempotent: when everything is present it only asks dpkg and looks
-# for two files, which takes well under a second.
+# Installs what a make target needs, only what is missing: the Debian
+# packages, then from PyPI into a cache outside the clone XLA's CPU PJRT
+# plugin (scripts/plugins.sh), the modern Python environment
+# (scripts/python-env.sh) and the release tools (scripts/release-env.sh).
+# Idempotent: when everything is present it only asks dpkg and looks for a
+# few files, which takes well under a second.
+#
+#   setup.sh [demo|test|bench|release]   (default: demo)
+#
+#   demo     build the project (the build compiles the tests too: cmocka) and
+#            run make demo: XLA's CPU plugin (pip installs it), the modern
+#            environment (the demo's Python runs there)
+#   test     demo's, and what only the tests use: Debian's NumPy and PyTorch
+#            (the legacy Python tests), clang and its sanitizer runtime,
+#            clang-format, valgrind, pkg-config, pytest, the release tools
+#            (the package tests), Intel's oneAPI plugin and its runtime
+#            (tests/oneapi runs it on ze_sim, the simulated Level Zero GPU)
+#   bench    demo's, Debian's NumPy and PyTorch (bench_python.py), and what
+#            only the benchmarks use: libtorch-dev (PyTorch's C++ DLPack, a
+#            baseline) and gnuplot (the plot)
+#   release  make wheel and make sdist: a compiler, CMake, Python's headers,
+#            the release tools
 set -euo pipefail
+here=$(dirname "$0")
+mode=${1:-demo}
 
-packages=(
-    build-essential cmake pkg-config
-    libcmocka-dev
-    clang libclang-rt-14-dev clang-format
-    valgrind
-    python3-dev python3-numpy python3-pytest python3-torch python3-pip python3-venv
-    libtorch-dev gnuplot-nox
-)
+# Every mode: what builds the library, the plugin and the Python module.
+packages=(build-essential cmake python3-dev python3-venv)
+demo_packages=(libcmocka-dev python3-pip)
+debian_python=(python3-numpy python3-torch)
+test_packages=("${debian_python[@]}" clang libclang-rt-14-dev clang-format valgrind pkg-config python3-pytest)
+bench_packages=("${debian_python[@]}" libtorch-dev gnuplot-nox)
+
+case "$mode" in
+demo) packages+=("${demo_packages[@]}") ;;
+test) packages+=("${demo_packages[@]}" "${test_packages[@]}") ;;
+bench) packages+=("${demo_packages[@]}" "${bench_packages[@]}") ;;
+release) ;;
+*)
+    echo "usage: setup.sh [demo|test|bench|release]" >&2
+    exit 2
+    ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
@@ -36,7 +64,31 @@ if [[ ${#missing[@]} -ne 0 ]]; then
     install_debian
 fi
 
-# The tests run against XLA's own CPU plugin too, and the Python tests in a
-# second, modern environment (NumPy 2, PyTorch 2, JAX) as well as Debian's.
-bash "$(dirname "$0")/plugins.sh" install xla-cpu
-bash "$(dirname "$0")/python-env.sh" install
+# The demo, the tests and the benchmarks run against XLA's own CPU plugin
+# too, and in a second, modern Python environment (NumPy 2, PyTorch 2, JAX)
+# as well as Debian's.
+if [[ "$mode" != release ]]; then
+    bash "$here/plugins.sh" install xla-cpu
+    bash "$here/python-env.sh" install
+fi
+# The wheel and the sdist are built, repaired and checked with these; the
+# package tests install them offline from its wheelhouse.
+if [[ "$mode" == test || "$mode" == release ]]; then
+    bash "$here/release-env.sh" install
+fi
+# Intel's oneAPI plugin and its pinned runtime (about 845 MB of wheels, 2.7 GB
+# installed, once): the tests run it on ze_sim, the simulated Level Zero GPU
+# the build makes (tests/oneapi).
+if [[ "$mode" == test ]]; then
+    bash "$here/plugins.sh" install oneapi
+fi
+# The Python fuzzer's own small environment (atheris; fuzz/python/): make
+# test runs it briefly, make fuzz at length.
+if [[ "$mode" == test ]]; then
+    bash "$here/python-env.sh" install fuzz-env
+fi
+# The JAX matrix environments that make test runs (scripts/jax-matrix.txt
+# marks them "ci"; make jax-matrix installs the others on demand).
+if [[ "$mode" == test ]]; then
+    bash "$here/jax-env.sh" install ci
+fi

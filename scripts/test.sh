@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test. The format check first (scripts/check-format.sh), then
-# the main build's tests (C tests, Python tests, the examples), then the C
+# the main build's tests (C tests, Python tests, the examples), the Python
+# fuzzer for PJDL_PYFUZZ_SECONDS (default 25; fuzz/python/run.sh), then the C
 # tests again in sanitizer builds, each in its own build directory:
 #   build-asan  AddressSanitizer + UndefinedBehaviorSanitizer, no recovery
 #   build-tsan  ThreadSanitizer: the plugin tests and every test labelled
@@ -15,6 +16,9 @@ bash "$(dirname "$0")/check-format.sh"
 
 echo "== tests: main build ($build)"
 ctest --test-dir "$build" --output-on-failure -j "$jobs"
+
+# The Python fuzzer (atheris) on the main build's module, for a bounded time.
+bash fuzz/python/run.sh "$build" "${PJDL_PYFUZZ_SECONDS:-25}"
 
 if [[ "${PJDL_SKIP_SANITIZERS:-0}" == "1" ]]; then
     echo "== sanitizer builds skipped (PJDL_SKIP_SANITIZERS=1)"

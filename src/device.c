@@ -86,7 +86,7 @@ static pjdl_code memory_dl_type(const pjdl_device *device, pjdl_memory *memory, 
     const char *platform = device->client->platform_name;
     if (memory == NULL)
         return pjdl_platform_dl_type(platform, NULL, out);
-    uint64_t tag = ((uint64_t)pjdl__platform_generation() + 1) << 32;
+    uint64_t tag = ((uint64_t)pjdl_platform_generation() + 1) << 32;
     uint64_t cached = atomic_load_explicit(&memory->dl_type_cache, memory_order_relaxed);
     if ((cached & ~(uint64_t)UINT32_MAX) == tag) {
         *out = (DLDeviceType)(uint32_t)cached;

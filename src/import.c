@@ -21,39 +21,18 @@ static pjdl_device *device_of_memory(const pjdl_memory *m) {
     return NULL;
 }
 
-/* Picks client, device and memory: the options' target, else the client
- * whose device has the tensor's DLDevice. */
-static pjdl_code find_target(import_job *job, pjdl_client *const *clients, size_t n) {
+/* Picks client, device and memory of the options' target (device= or
+ * memory=). */
+static pjdl_code find_target(import_job *job) {
     const pjdl_import_options *o = &job->options;
     if (o->memory != NULL) {
         job->memory = o->memory;
         job->device = device_of_memory(o->memory);
         if (job->device == NULL)
             return pjdl__fail(PJDL_INVALID_ARGUMENT, "import: the target memory has no device");
-    } else if (o->device != NULL) {
+    } else {
         job->device = o->device;
         job->memory = o->device->default_memory;
-    } else {
-        if (clients == NULL && n > 0)
-            return pjdl__fail(PJDL_INVALID_ARGUMENT, "import: clients is NULL");
-        /* A client whose devices hold this memory by default (a cpu client
-         * for host memory) before one that merely has it too (an
-         * accelerator's pinned_host memory). */
-        for (int pass = 0; pass < 2 && job->device == NULL; pass++)
-            for (size_t i = 0; i < n && job->device == NULL; i++)
-                if (clients[i] != NULL &&
-                    !pjdl__client_find_dl_memory(clients[i], job->tensor->device, pass == 0,
-                                                 &job->device, &job->memory))
-                    job->device = NULL;
-        if (job->device == NULL)
-            return pjdl__fail(PJDL_NOT_FOUND,
-                              "import: none of the %zu clients has a device for the tensor's "
-                              "DLDevice {%s, %d}",
-                              n, pjdl_dl_device_type_name(job->tensor->device.device_type),
-                              (int)job->tensor->device.device_id);
-        job->client = job->device->client;
-        job->target_dl = job->tensor->device; /* found by it */
-        return PJDL_OK;
     }
     job->client = job->device->client;
     return pjdl_device_dl(job->device, job->memory, &job->target_dl);
@@ -237,6 +216,63 @@ static pjdl_code job_prepare(import_job *job, const DLTensor *t,
     return code;
 }
 
+/* Whether a failed import into one client leaves another candidate worth
+ * trying: that client refused the tensor (no view, no copy), rather than the
+ * tensor being bad or the plugin failing. */
+static bool try_next_client(pjdl_code code) {
+    return plugin_refused(code) || code == PJDL_FAILED_PRECONDITION;
+}
+
+/* Client `c` as the candidate of pass `pass` (0: devices holding the
+ * tensor's memory by default, a cpu client for host memory; 1: devices that
+ * merely have it too, an accelerator's pinned_host memory): sets job's
+ * client, device and memory. */
+static bool candidate(import_job *job, pjdl_client *c, int pass) {
+    DLDevice dl = job->tensor->device;
+    if (c == NULL || (pass == 1 && pjdl__client_find_dl_memory(c, dl, true, NULL, NULL)))
+        return false; /* tried in pass 0 */
+    if (!pjdl__client_find_dl_memory(c, dl, pass == 0, &job->device, &job->memory))
+        return false;
+    job->client = c;
+    job->target_dl = dl;
+    return true;
+}
+
+/* Without a target: the tensor into the first of the candidate clients
+ * that takes it, in the order of `candidate`. A client that refuses it
+ * passes it to the next one, except when the options name a stream (it is a
+ * stream of the first); when all refuse, the first one's error is returned. */
+static pjdl_code import_into_clients(import_job *job, pjdl_client *const *clients, size_t n,
+                                     DLManagedTensorVersioned *v, DLManagedTensor *l,
+                                     pjdl_buffer **out) {
+    if (clients == NULL && n > 0)
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "import: clients is NULL");
+    pjdl_code first = PJDL_OK;
+    char why[512] = "";
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < n; i++) {
+            if (!candidate(job, clients[i], pass))
+                continue;
+            pjdl_code code = import_pjrt(job, v, l, out);
+            if (code == PJDL_OK || !try_next_client(code))
+                return code;
+            if (first == PJDL_OK) {
+                first = code;
+                snprintf(why, sizeof why, "%s", pjdl_last_error());
+            }
+            if (job->options.has_stream)
+                return pjdl__fail(first, "%s", why);
+        }
+    }
+    if (first != PJDL_OK)
+        return pjdl__fail(first, "%s", why);
+    return pjdl__fail(PJDL_NOT_FOUND,
+                      "import: none of the %zu clients has a device for the tensor's DLDevice "
+                      "{%s, %d}",
+                      n, pjdl_dl_device_type_name(job->tensor->device.device_type),
+                      (int)job->tensor->device.device_id);
+}
+
 static pjdl_code import_any(pjdl_client *const *clients, size_t n, const DLTensor *t,
                             uint64_t flags, DLManagedTensorVersioned *v, DLManagedTensor *l,
                             const pjdl_import_options *options, pjdl_buffer **out) {
@@ -251,12 +287,11 @@ static pjdl_code import_any(pjdl_client *const *clients, size_t n, const DLTenso
     job.device = NULL;
     job.memory = NULL;
     job.owner = NULL;
-    pjdl_code code = job_prepare(&job, t, options);
-    if (code == PJDL_OK)
-        code = find_target(&job, clients, n);
-    if (code == PJDL_OK)
-        code = import_pjrt(&job, v, l, out);
-    return code;
+    PJDL_TRY(job_prepare(&job, t, options));
+    if (job.options.device == NULL && job.options.memory == NULL)
+        return import_into_clients(&job, clients, n, v, l, out);
+    PJDL_TRY(find_target(&job));
+    return import_pjrt(&job, v, l, out);
 }
 
 pjdl_code pjdl_import(pjdl_client *const *clients, size_t num_clients,

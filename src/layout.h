@@ -37,7 +37,8 @@ typedef struct pjdl_layout {
      * that the result is canonical (as close to C order as possible). */
     int64_t minor_to_major[PJDL_MAX_RANK];
     /* Byte strides of every dimension (from strides * elem_size, or the
-     * compact C-order strides when the tensor's strides are NULL). */
+     * compact C-order strides when the tensor's strides are NULL); all 0 for
+     * a zero-size tensor, whose strides are never multiplied out. */
     int64_t byte_strides[PJDL_MAX_RANK];
     /* Lowest and highest byte offset (inclusive of the last element's last
      * byte, exclusive bound: [lo, hi)) touched, relative to
@@ -67,6 +68,8 @@ typedef struct pjdl_layout {
  *  - strides: any sign, NULL meaning C order; extent-1 dimensions' strides
  *    are ignored by the classification;
  *  - byte_offset <= INT64_MAX; data non-NULL unless the tensor is zero-size;
+ *  - a zero-size tensor's strides are not looked at: no element is
+ *    addressed, so no stride arithmetic may refuse it;
  *  - sizes: on success these fit in int64 and may be computed without
  *    checks: nbytes, every byte_strides[i], shape[i] * byte_strides[i], lo,
  *    hi and hi - lo; and data + byte_offset + [lo, hi) does not wrap around

@@ -33,7 +33,7 @@ static const platform_entry builtin_platforms[] = {
 /* Registered platforms, newest registration of a name wins (a replacement
  * overwrites the entry in place). Names are owned copies. */
 static pthread_rwlock_t registry_lock = PTHREAD_RWLOCK_INITIALIZER;
-/* See pjdl__platform_generation. Read on every export and import: a cache
+/* See pjdl_platform_generation. Read on every export and import: a cache
  * line of its own, so that writes to neighbouring globals do not slow the
  * reads down across threads. */
 static _Alignas(64) atomic_uint registry_generation;
@@ -219,7 +219,7 @@ unlock:
     return code;
 }
 
-unsigned pjdl__platform_generation(void) {
+unsigned pjdl_platform_generation(void) {
     return atomic_load(&registry_generation);
 }
 

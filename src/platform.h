@@ -25,11 +25,6 @@
  * failure; does not clear it. */
 pjdl_code pjdl__platform_lookup(const char *name, DLDeviceType *device, DLDeviceType *host);
 
-/* A number that changes with every successful pjdl_register_platform, so
- * that a DLPack device type computed earlier can be cached and revalidated
- * with one atomic load. */
-unsigned pjdl__platform_generation(void);
-
 /* Whether `type` is a device type DLPack defines. */
 bool pjdl__dl_device_type_valid(DLDeviceType type);
 

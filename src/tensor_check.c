@@ -140,7 +140,12 @@ static pjdl_code check_strides(const DLTensor *t, pjdl_layout *l) {
         return PJDL_OK;
     }
     for (int32_t i = 0; i < l->ndim; i++) {
-        if (__builtin_mul_overflow(t->strides[i], es, &l->byte_strides[i]))
+        if (!__builtin_mul_overflow(t->strides[i], es, &l->byte_strides[i]))
+            continue;
+        /* A dimension of extent 1 only ever has index 0: its stride is never
+         * multiplied, so one too large for bytes describes it as well as 0. */
+        l->byte_strides[i] = 0;
+        if (l->shape[i] != 1)
             return pjdl__fail(PJDL_INVALID_ARGUMENT,
                               "strides[%d] is %lld: times the element size %lld it overflows "
                               "int64",
@@ -208,7 +213,15 @@ pjdl_code pjdl__tensor_check(const DLTensor *t, pjdl_layout *out) {
                           "shape: %llu elements of %zu bytes overflow int64 bytes",
                           (unsigned long long)l->num_elements, l->elem_size);
     l->nbytes = (size_t)nbytes;
-    PJDL_TRY(check_strides(t, l));
+    if (l->num_elements == 0) {
+        /* No element is addressed: strides of any size describe it, and no
+         * stride arithmetic may fail (shape (0, 2**62), its compact strides
+         * or PyTorch's (2**62, 1), is a valid empty tensor). */
+        for (int32_t i = 0; i < l->ndim; i++)
+            l->byte_strides[i] = 0;
+    } else {
+        PJDL_TRY(check_strides(t, l));
+    }
     if (t->byte_offset > (uint64_t)INT64_MAX)
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "byte_offset is %llu: larger than INT64_MAX",
                           (unsigned long long)t->byte_offset);

@@ -247,6 +247,10 @@ bool cli_args_parse(int argc, char **argv, cli_args *args) {
     return true;
 }
 
+int64_t cli_timeout_ms(const cli_args *args) {
+    return args->timeout_ms > 0 ? args->timeout_ms : CLI_DEFAULT_TIMEOUT_MS;
+}
+
 void cli_args_free(cli_args *args) {
     for (size_t i = 0; i < CLI_MAX_OPTIONS; i++) {
         free(args->lists[i]);

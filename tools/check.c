@@ -13,48 +13,43 @@
 #include "check.h"
 
 static const ck_def checks[] = {
-    {"abi.entry", "GetPjrtApi is exported and returns a function table", ck_abi_entry, false,
-     false},
-    {"abi.version", "the ABI major version matches; any minor is accepted", ck_abi_version, false,
-     false},
+    {"abi.entry", "GetPjrtApi is exported and returns a function table", ck_abi_entry, false},
+    {"abi.version", "the ABI major version matches; any minor is accepted", ck_abi_version, false},
     {"abi.table", "the entry points DLPack needs are inside struct_size and not NULL", ck_abi_table,
-     false, false},
-    {"abi.extensions", "the extension chain is well formed", ck_abi_extensions, false, false},
-    {"abi.args", "args struct_size: too small is refused, larger (newer caller) accepted",
-     ck_abi_args, true, false},
-    {"export.types", "export of every element type DLPack can express", ck_export_types, true,
      false},
+    {"abi.extensions", "the extension chain is well formed", ck_abi_extensions, false},
+    {"abi.args", "args struct_size: too small is refused, larger (newer caller) accepted",
+     ck_abi_args, true},
+    {"export.types", "export of every element type DLPack can express", ck_export_types, true},
     {"export.shapes", "export of 0-d, zero-size and multi-dimensional buffers", ck_export_shapes,
-     true, false},
+     true},
     {"subbyte.storage", "sub-byte types: host form, packed device memory, zero-copy both ways",
-     ck_subbyte_storage, true, false},
+     ck_subbyte_storage, true},
     {"export.strided", "export of a buffer with a non-row-major device layout", ck_export_strided,
-     true, false},
+     true},
     {"export.fields",
      "exported tensors carry DLPack 1.3's fields: version, flags, strides, byte_offset, device ids",
-     ck_export_fields, true, false},
-    {"import.views", "import is a zero-copy view of the producer's memory", ck_import_views, true,
-     false},
+     ck_export_fields, true},
+    {"import.views", "import is a zero-copy view of the producer's memory", ck_import_views, true},
     {"import.layouts", "views of compact permutations read back in the right order",
-     ck_import_layouts, true, false},
+     ck_import_layouts, true},
     {"ready.no_stream", "export without a stream returns only when the data is there",
-     ck_ready_no_stream, true, false},
+     ck_ready_no_stream, true},
     {"ready.stream", "export with a consumer stream; streams refused where there are none",
-     ck_ready_stream, true, false},
+     ck_ready_stream, true},
     {"pin.raw", "an external reference keeps memory valid after PJRT_Buffer_Delete", ck_pin_raw,
-     true, false},
-    {"pin.export", "an exported tensor stays valid after its buffer is deleted and released",
-     ck_pin_export, true, false},
-    {"ondelete.once", "a view's on_delete_callback runs exactly once, and only when unpinned",
-     ck_on_delete, true, false},
-    {"transfer.mode", "transfer export: the buffer is unusable, the tensor stays valid",
-     ck_transfer_mode, true, false},
-    {"reject.tensors", "malformed DLPack tensors are refused and not deleted", ck_reject_tensors,
-     true, false},
-    {"reject.plugin", "the plugin refuses malformed views and host buffers", ck_reject_plugin, true,
      true},
-    {"threads", "concurrent export, import and release from several threads", ck_threads, true,
-     false},
+    {"pin.export", "an exported tensor stays valid after its buffer is deleted and released",
+     ck_pin_export, true},
+    {"ondelete.once", "a view's on_delete_callback runs exactly once, and only when unpinned",
+     ck_on_delete, true},
+    {"transfer.mode", "transfer export: the buffer is unusable, the tensor stays valid",
+     ck_transfer_mode, true},
+    {"reject.tensors", "malformed DLPack tensors are refused and not deleted", ck_reject_tensors,
+     true},
+    {"reject.plugin", "the plugin refuses malformed views and host buffers", ck_reject_plugin,
+     true},
+    {"threads", "concurrent export, import and release from several threads", ck_threads, true},
 };
 #define NUM_CHECKS (sizeof checks / sizeof checks[0])
 
@@ -82,28 +77,24 @@ void ck_fail(ck_result *r, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* The step a forked check is in, in memory shared with the runner so that
- * it survives the child's crash. NULL (no fork): steps are not recorded. */
-#define STEP_SIZE 256
-static char *step_page;
+static void step_text(bool malformed, const char *fmt, va_list ap) {
+    char text[256];
+    vsnprintf(text, sizeof text, fmt, ap);
+    cli_watch_context(text, malformed);
+}
 
 void ck_step(const char *fmt, ...) {
-    if (step_page == NULL)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(step_page, STEP_SIZE, fmt, ap);
+    step_text(false, fmt, ap);
     va_end(ap);
 }
 
-static void step_reset(void) {
-    if (step_page == NULL) {
-        void *p = mmap(NULL, STEP_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
-            return;
-        step_page = p;
-    }
-    step_page[0] = '\0';
+void ck_malformed(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    step_text(true, fmt, ap);
+    va_end(ap);
 }
 
 void ck_unsupported(ck_result *r, const char *fmt, ...) {
@@ -168,37 +159,139 @@ static int list_checks(const cli_args *args) {
 
 /* --------------------------------------------------------------- set-up */
 
+/* What the set-up learnt, in memory shared with the parent when it runs in
+ * a child: the plugin's file (the default resolved), the library's verdict
+ * on it, and the platform of a client it created and released. The checks'
+ * children load the plugin again and create clients of their own. */
+typedef struct ck_setup {
+    char path[4096];
+    bool opened; /* our own dlopen worked (else why: on stderr) */
+    bool loaded; /* the library's load returned, with load_code */
+    pjdl_code load_code;
+    char load_msg[512];
+    char lost[512]; /* the set-up crashed or hung: where (and ok is false) */
+    char name[128];
+    char version[256];
+    size_t devices;
+    bool ok; /* a client with a device was created */
+} ck_setup;
+
+static ck_setup *setup;
+
 /* dlopens the plugin ourselves to inspect the table before the library
  * judges it. Returns false when the file cannot be loaded at all. */
 static bool inspect_raw(ck_ctx *ctx) {
     const char *path = ctx->s->path;
+    cli_watch_mark m = cli_watch_enter("dlopen");
     ctx->abi.handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    cli_watch_leave(m);
     if (ctx->abi.handle == NULL) {
         fprintf(stderr, "pjrt-dlpack: cannot load plugin %s: %s\n", path, dlerror());
         return false;
     }
+    m = cli_watch_enter("GetPjrtApi");
     raw_get_api(ctx->abi.handle, &ctx->abi.has_symbol, &ctx->abi.api);
+    cli_watch_leave(m);
     return true;
 }
 
-/* What the parent learnt from a client it created and released before the
- * checks ran (no plugin threads may exist when a check is forked). */
-typedef struct ck_platform {
-    char name[128];
-    char version[256];
-    size_t devices;
-    bool ok;
-} ck_platform;
+/* Our own look at the table and the library's load, in the order that
+ * names each step (the default's path is known only after the load). */
+static void setup_load(ck_ctx *ctx) {
+    cli_session *s = ctx->s;
+    if (s->path[0] && !(setup->opened = inspect_raw(ctx)))
+        return;
+    pjdl_code rc = cli_plugin_load(s);
+    setup->load_code = rc;
+    if (rc != PJDL_OK)
+        snprintf(setup->load_msg, sizeof setup->load_msg, "%s", pjdl_last_error());
+    setup->loaded = true;
+    snprintf(setup->path, sizeof setup->path, "%s", s->path);
+    if (s->path[0] == '\0' || rc == PJDL_NOT_FOUND)
+        return; /* the default failed: nothing to inspect */
+    if (ctx->abi.handle == NULL)
+        setup->opened = inspect_raw(ctx);
+}
 
-static ck_platform platform;
+/* Creates and releases a client, to learn the platform. */
+static void setup_platform(ck_ctx *ctx) {
+    cli_session *s = ctx->s;
+    if (s->plugin == NULL || cli_client_create(s) != PJDL_OK)
+        return;
+    snprintf(setup->name, sizeof setup->name, "%s", pjdl_client_platform_name(s->client));
+    snprintf(setup->version, sizeof setup->version, "%s", pjdl_client_platform_version(s->client));
+    setup->devices = pjdl_client_device_count(s->client);
+    setup->ok = setup->devices > 0;
+    if (!setup->ok)
+        fprintf(stderr, "pjrt-dlpack: the client of %s has no addressable device\n", s->path);
+    pjdl_client_release(s->client);
+    s->client = NULL;
+}
+
+/* Plugins log to stdout too (Tenstorrent's does): in a child, whose results
+ * go to the parent through shared memory, stdout is stderr, so that the
+ * command's stdout holds only the report (--json). */
+static void child_stdout_to_stderr(void) {
+    fflush(stdout);
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+}
+
+/* The set-up in a child: a plugin that crashes or hangs in its load or its
+ * client creation cannot take the command with it. */
+static void setup_forked(ck_ctx *ctx, cli_watch *w) {
+    int64_t limit = cli_timeout_ms(ctx->args);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        cli_watch_attach(w);
+        child_stdout_to_stderr();
+        setup_load(ctx);
+        if (setup->opened && setup->load_code == PJDL_OK)
+            setup_platform(ctx);
+        cli_session_close(ctx->s);
+        fflush(NULL);
+        _exit(0);
+    }
+    cli_child_end end = {0};
+    if (pid > 0)
+        cli_watch_wait(w, pid, limit, 0, &end);
+    if (pid > 0 && !end.hung && WIFEXITED(end.status) && WEXITSTATUS(end.status) == 0)
+        return;
+    setup->ok = false;
+    if (pid < 0)
+        snprintf(setup->lost, sizeof setup->lost, "fork: %s", strerror(errno));
+    else
+        cli_child_end_text(&end, setup->loaded ? "PJRT_Client_Create" : "loading the plugin", limit,
+                           setup->lost, sizeof setup->lost);
+    fprintf(stderr, "pjrt-dlpack: %s: %s\n", setup->path[0] ? setup->path : "(default)",
+            setup->lost);
+}
+
+/* A check's child: the plugin as the set-up found it, loaded again. */
+static bool child_load(ck_ctx *ctx) {
+    snprintf(ctx->s->path, sizeof ctx->s->path, "%s", setup->path);
+    ctx->abi.load_code = setup->load_code;
+    snprintf(ctx->abi.load_msg, sizeof ctx->abi.load_msg, "%s", setup->load_msg);
+    if (!setup->loaded) {
+        ctx->abi.load_lost = true;
+        ctx->abi.load_code = PJDL_UNAVAILABLE;
+        snprintf(ctx->abi.load_msg, sizeof ctx->abi.load_msg, "%s", setup->lost);
+    }
+    if (setup->opened && !inspect_raw(ctx))
+        return false;
+    if (setup->loaded && setup->load_code == PJDL_OK && cli_plugin_load(ctx->s) != PJDL_OK)
+        return false;
+    return true;
+}
 
 static void print_header(ck_ctx *ctx) {
     if (ctx->args->json)
         return;
-    printf("plugin:   %s\n", ctx->s->path[0] ? ctx->s->path : "(default)");
-    if (platform.ok)
-        printf("platform: %s %s, %zu device(s)\n", platform.name, platform.version,
-               platform.devices);
+    printf("plugin:   %s\n", setup->path[0] ? setup->path : "(default)");
+    if (setup->ok)
+        printf("platform: %s %s, %zu device(s)\n", setup->name, setup->version, setup->devices);
+    else if (setup->lost[0])
+        printf("platform: none: %s\n", setup->lost);
     printf("\n");
 }
 
@@ -209,12 +302,13 @@ static void print_result(const cli_args *args, const ck_def *d, const ck_result 
     fflush(stdout);
 }
 
-static void print_json(ck_ctx *ctx, const ck_result *results, const bool *ran, int counts[4]) {
+static void print_json(const ck_result *results, const bool *ran, int counts[4]) {
     json_writer w;
     json_init(&w, stdout);
     json_begin_object(&w);
-    json_field_string(&w, "plugin", ctx->s->path);
-    json_field_string(&w, "platform", platform.ok ? platform.name : NULL);
+    json_field_string(&w, "plugin", setup->path);
+    json_field_string(&w, "platform", setup->ok ? setup->name : NULL);
+    json_field_string(&w, "setup_error", setup->lost[0] ? setup->lost : NULL);
     json_key(&w, "checks");
     json_begin_array(&w);
     for (size_t i = 0; i < NUM_CHECKS; i++) {
@@ -241,180 +335,146 @@ static void print_json(ck_ctx *ctx, const ck_result *results, const bool *ran, i
 
 /* ------------------------------------------------------------ running */
 
-/* A check's outcome as a child process reports it. */
+/* A check's outcome as its child reports it, in memory shared with the
+ * parent; `done` once written. */
 typedef struct ck_report {
     ck_result r;
+    bool done;
 } ck_report;
 
-#define CHECK_TIMEOUT_S 120
+/* The longest a whole check may run, however many calls it makes. */
+#define CHECK_TOTAL_S 120
 
 /* Runs one check with a client of its own (created here, released after). */
 static void run_body(ck_ctx *ctx, const ck_def *d, ck_result *r) {
     memset(r, 0, sizeof *r);
-    pjdl_client *client = NULL;
     if (d->needs_client) {
-        if (ctx->s->plugin == NULL || !platform.ok) {
+        if (ctx->s->plugin == NULL || !setup->ok) {
             r->status = CK_SKIPPED;
-            ck_note(r, "%s",
+            ck_note(r, "%s%s%s",
                     ctx->s->plugin ? "no client could be created"
-                                   : "the library could not load the plugin");
+                                   : "the library could not load the plugin",
+                    setup->lost[0] ? ": " : "", setup->lost);
             return;
         }
-        pjdl_code rc =
-            pjdl_client_create(ctx->s->plugin, ctx->args->options, ctx->args->num_options, &client);
+        pjdl_code rc = cli_client_create(ctx->s);
         if (rc != PJDL_OK) {
             ck_fail(r, "creating a client: %s: %s", pjdl_code_name(rc), pjdl_last_error());
             return;
         }
         /* A hang is a failure, not a stuck command. */
-        pjdl_client_set_wait_timeout(client,
-                                     ctx->args->timeout_ms > 0 ? ctx->args->timeout_ms : 20000);
+        pjdl_client_set_wait_timeout(ctx->s->client, cli_timeout_ms(ctx->args));
         ctx->api = ctx->s->api;
-        ctx->client = client;
-        ctx->pc = pjdl_client_pjrt(client);
-        ctx->dev = pjdl_client_device(client, 0);
-        if (ctx->dev == NULL) {
+        ctx->client = ctx->s->client;
+        ctx->pc = pjdl_client_pjrt(ctx->client);
+        ctx->dev = pjdl_client_device(ctx->client, 0);
+        if (ctx->dev == NULL)
             ck_fail(r, "the client has no addressable device");
-            pjdl_client_release(client);
-            return;
-        }
     }
-    d->fn(ctx, r);
+    if (r->status != CK_FAIL)
+        d->fn(ctx, r);
     ctx->client = NULL;
     ctx->pc = NULL;
     ctx->dev = NULL;
-    pjdl_client_release(client);
+    pjdl_client_release(ctx->s->client);
+    ctx->s->client = NULL;
 }
 
 /* What a check's child that did not report says: it hung, crashed (a
  * signal), or ended the process otherwise (an exit without a report, which
- * is how AddressSanitizer ends a process on a plugin's abort). */
-static void report_unfinished(const ck_def *d, int status, bool timed_out, ck_result *r) {
+ * is how AddressSanitizer ends a process on a plugin's abort). A crash is
+ * blamed on a malformed request only when the check said so (ck_malformed:
+ * the well-formed call returned first). */
+static void report_unfinished(const cli_child_end *end, int64_t limit_ms, ck_result *r) {
     memset(r, 0, sizeof *r);
-    const char *step = step_page && step_page[0] ? step_page : NULL;
-    char how[64];
-    if (WIFSIGNALED(status))
-        snprintf(how, sizeof how, "signal %d, %s", WTERMSIG(status), strsignal(WTERMSIG(status)));
-    else
-        snprintf(how, sizeof how, "exit %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    if (timed_out)
-        ck_fail(r, "the check did not finish within %d s (a wait that never ends?)",
-                CHECK_TIMEOUT_S);
-    else if (d->crash_is_unsupported)
+    const char *during = end->context[0] ? end->context : NULL;
+    char what[512];
+    cli_child_end_text(end, "the check", limit_ms, what, sizeof what);
+    if (end->hung && end->entry == NULL)
+        ck_fail(r, "the check did not finish within %d s (a wait that never ends?)", CHECK_TOTAL_S);
+    else if (!end->hung && end->malformed)
         ck_unsupported(r,
-                       "the plugin does not refuse malformed requests: it ended the process "
-                       "(%s) on %s. The C API does not require it to validate, so callers must "
-                       "(libpjrt_dlpack checks everything before calling)",
-                       how, step ? step : "its first request");
-    else if (WIFSIGNALED(status))
-        ck_fail(r, "the check crashed (%s)%s%s; run with --no-fork under a debugger", how,
-                step ? " during: " : "", step ? step : "");
+                       "the plugin does not refuse malformed requests: %s, on %s, after the same "
+                       "call well formed had returned. The C API does not require it to "
+                       "validate, so callers must (libpjrt_dlpack checks everything before "
+                       "calling)",
+                       what, during);
     else
-        ck_fail(r, "the check's process exited (%s) before reporting%s%s", how,
-                step ? " during: " : "", step ? step : "");
+        ck_fail(r, "%s%s%s%s", what, during ? " during: " : "", during ? during : "",
+                !end->hung && WIFSIGNALED(end->status) ? "; run with --no-fork under a debugger"
+                                                       : "");
 }
 
 /* Runs the check in a child process: a crash or a hang (a plugin that frees
- * twice, a deleter run twice, an event that never completes) is then that
- * check's FAIL, and the other checks still run. */
-static void run_forked(ck_ctx *ctx, const ck_def *d, ck_result *r) {
-    int fds[2];
-    if (pipe(fds) != 0) {
-        run_body(ctx, d, r);
-        return;
-    }
+ * twice, a deleter run twice, an event that never completes, an entry point
+ * that never returns) is then that check's FAIL, and the other checks still
+ * run. */
+static void run_forked(ck_ctx *ctx, const ck_def *d, cli_watch *w, ck_report *rep, ck_result *r) {
+    memset(rep, 0, sizeof *rep);
+    cli_watch_reset(w);
+    int64_t limit = cli_timeout_ms(ctx->args);
     fflush(NULL);
-    step_reset();
     pid_t pid = fork();
     if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        run_body(ctx, d, r);
+        memset(r, 0, sizeof *r);
+        ck_fail(r, "fork: %s", strerror(errno));
         return;
     }
     if (pid == 0) {
-        close(fds[0]);
-        static ck_report rep;
-        run_body(ctx, d, &rep.r);
-        const char *p = (const char *)&rep;
-        size_t left = sizeof rep;
-        while (left > 0) {
-            ssize_t n = write(fds[1], p, left);
-            if (n <= 0)
-                _exit(3);
-            p += n;
-            left -= (size_t)n;
-        }
+        cli_watch_attach(w);
+        child_stdout_to_stderr();
+        if (child_load(ctx))
+            run_body(ctx, d, &rep->r);
+        else
+            ck_fail(&rep->r, "loading the plugin again in the check's process failed: %s",
+                    pjdl_last_error());
+        cli_session_close(ctx->s);
+        rep->done = true;
         fflush(NULL);
         _exit(0);
     }
-    close(fds[1]);
-    static ck_report rep;
-    memset(&rep, 0, sizeof rep);
-    size_t got = 0;
-    bool timed_out = false;
-    uint64_t deadline = bench_now_ns() + (uint64_t)CHECK_TIMEOUT_S * 1000000000ull;
-    while (got < sizeof rep) {
-        uint64_t now = bench_now_ns();
-        if (now >= deadline) {
-            timed_out = true;
-            break;
-        }
-        struct pollfd pfd = {fds[0], POLLIN, 0};
-        int ms = (int)((deadline - now) / 1000000ull) + 1;
-        int pr = poll(&pfd, 1, ms);
-        if (pr < 0 && errno == EINTR)
-            continue;
-        if (pr <= 0)
-            continue;
-        ssize_t n = read(fds[0], (char *)&rep + got, sizeof rep - got);
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    close(fds[0]);
-    if (timed_out)
-        kill(pid, SIGKILL);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (got == sizeof rep && !timed_out) {
-        *r = rep.r;
-        return;
-    }
-    report_unfinished(d, status, timed_out, r);
+    cli_child_end end;
+    cli_watch_wait(w, pid, limit, (int64_t)CHECK_TOTAL_S * 1000, &end);
+    if (rep->done && !end.hung && WIFEXITED(end.status) && WEXITSTATUS(end.status) == 0)
+        *r = rep->r;
+    else
+        report_unfinished(&end, limit, r);
 }
 
-static int run_all(ck_ctx *ctx) {
+/* Runs every selected check; `w` and `rep` are shared with the children
+ * (NULL with --no-fork). */
+static void run_checks(ck_ctx *ctx, cli_watch *w, ck_report *rep, ck_result *results, bool *ran,
+                       int counts[4], size_t total) {
+    size_t done = 0;
+    for (size_t i = 0; i < NUM_CHECKS; i++) {
+        if (!selected(ctx->args, checks[i].name))
+            continue;
+        ck_result *r = &results[i];
+        progress_show(ctx->args->progress, "check", ++done, total, checks[i].name);
+        if (w == NULL)
+            run_body(ctx, &checks[i], r);
+        else
+            run_forked(ctx, &checks[i], w, rep, r);
+        ran[i] = true;
+        counts[r->status]++;
+    }
+    progress_done(ctx->args->progress);
+}
+
+static int run_all(ck_ctx *ctx, cli_watch *w, ck_report *rep) {
     static ck_result results[NUM_CHECKS];
     bool ran[NUM_CHECKS] = {false};
     int counts[4] = {0};
-    size_t total = 0, done = 0;
+    size_t total = 0;
     for (size_t i = 0; i < NUM_CHECKS; i++)
         total += selected(ctx->args, checks[i].name);
     if (total == 0) {
         fprintf(stderr, "pjrt-dlpack: --only matches no check (see 'pjrt-dlpack check --list')\n");
         return CLI_EXIT_USAGE;
     }
-    for (size_t i = 0; i < NUM_CHECKS; i++) {
-        if (!selected(ctx->args, checks[i].name))
-            continue;
-        ck_result *r = &results[i];
-        progress_show(ctx->args->progress, "check", ++done, total, checks[i].name);
-        if (ctx->args->no_fork)
-            run_body(ctx, &checks[i], r);
-        else
-            run_forked(ctx, &checks[i], r);
-        ran[i] = true;
-        counts[r->status]++;
-    }
-    progress_done(ctx->args->progress);
-    /* No client and nothing wrong with the plugin's ABI: a set-up problem
-     * (e.g. an option the plugin refuses), already reported. */
-    if (ctx->s->plugin != NULL && !platform.ok && counts[CK_FAIL] == 0)
-        return CLI_EXIT_NO_PLUGIN;
+    run_checks(ctx, w, rep, results, ran, counts, total);
     if (ctx->args->json) {
-        print_json(ctx, results, ran, counts);
+        print_json(results, ran, counts);
     } else {
         print_header(ctx);
         for (size_t i = 0; i < NUM_CHECKS; i++)
@@ -423,7 +483,40 @@ static int run_all(ck_ctx *ctx) {
         printf("\n%d passed, %d failed, %d unsupported, %d skipped\n", counts[CK_PASS],
                counts[CK_FAIL], counts[CK_UNSUPPORTED], counts[CK_SKIPPED]);
     }
-    return counts[CK_FAIL] ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+    if (counts[CK_FAIL])
+        return CLI_EXIT_FAILED;
+    /* No client and nothing wrong with the plugin's ABI: a set-up problem
+     * (an option the plugin refuses, a load or a client creation that
+     * crashed or hung), already reported. */
+    bool needed = false;
+    for (size_t i = 0; i < NUM_CHECKS; i++)
+        needed = needed || (ran[i] && checks[i].needs_client);
+    return needed && !setup->ok ? CLI_EXIT_NO_PLUGIN : CLI_EXIT_OK;
+}
+
+/* The shared memory of the set-up, the watch and the reports. */
+typedef struct ck_shared {
+    ck_setup setup;
+    ck_report report;
+} ck_shared;
+
+static int check_plugin(ck_ctx *ctx, cli_watch *w, ck_shared *sh) {
+    setup = &sh->setup;
+    snprintf(setup->path, sizeof setup->path, "%s", ctx->s->path);
+    if (w == NULL) { /* --no-fork: everything here */
+        setup_load(ctx);
+        if (setup->opened && setup->load_code == PJDL_OK)
+            setup_platform(ctx);
+        ctx->abi.load_code = setup->load_code;
+        snprintf(ctx->abi.load_msg, sizeof ctx->abi.load_msg, "%s", setup->load_msg);
+    } else {
+        setup_forked(ctx, w);
+    }
+    /* Not opened: not loadable, or the default could not be found or
+     * loaded; said why on stderr. */
+    if (!setup->opened)
+        return CLI_EXIT_NO_PLUGIN;
+    return run_all(ctx, w, w ? &sh->report : NULL);
 }
 
 int cli_check(const cli_args *args) {
@@ -436,35 +529,22 @@ int cli_check(const cli_args *args) {
     ctx.s = &s;
     if (!cli_plugin_resolve(args, s.path, sizeof s.path))
         return CLI_EXIT_NO_PLUGIN;
-    /* The library resolves the default; learn its path, or fail as it does. */
-    ctx.abi.load_code = cli_plugin_load(&s);
-    if (ctx.abi.load_code != PJDL_OK) {
-        snprintf(ctx.abi.load_msg, sizeof ctx.abi.load_msg, "%s", pjdl_last_error());
-        if (s.path[0] == '\0' || ctx.abi.load_code == PJDL_NOT_FOUND)
-            return CLI_EXIT_NO_PLUGIN;
+    ck_shared *sh =
+        mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    cli_watch *w = args->no_fork ? NULL : cli_watch_open();
+    if (sh == MAP_FAILED || (!args->no_fork && w == NULL)) {
+        fprintf(stderr, "pjrt-dlpack: mmap: %s\n", strerror(errno));
+        if (sh != MAP_FAILED)
+            munmap(sh, sizeof *sh);
+        return CLI_EXIT_INTERNAL;
     }
-    if (!inspect_raw(&ctx)) {
-        cli_session_close(&s);
-        return CLI_EXIT_NO_PLUGIN;
-    }
-    int rc;
-    memset(&platform, 0, sizeof platform);
-    if (s.plugin != NULL && cli_client_create(&s) == PJDL_OK) {
-        /* Learn the platform, then destroy the client: the checks run in
-         * child processes, which must not inherit plugin threads. */
-        snprintf(platform.name, sizeof platform.name, "%s", pjdl_client_platform_name(s.client));
-        snprintf(platform.version, sizeof platform.version, "%s",
-                 pjdl_client_platform_version(s.client));
-        platform.devices = pjdl_client_device_count(s.client);
-        platform.ok = platform.devices > 0;
-        if (!platform.ok)
-            fprintf(stderr, "pjrt-dlpack: the client of %s has no addressable device\n", s.path);
-        pjdl_client_release(s.client);
-        s.client = NULL;
-    }
-    rc = run_all(&ctx);
+    memset(sh, 0, sizeof *sh);
+    int rc = check_plugin(&ctx, w, sh);
     cli_session_close(&s);
     if (ctx.abi.handle != NULL)
         dlclose(ctx.abi.handle);
+    cli_watch_close(w);
+    munmap(sh, sizeof *sh);
+    setup = NULL;
     return rc;
 }

@@ -30,6 +30,9 @@ typedef struct ck_abi {
     const PJRT_Api *api; /* what GetPjrtApi returned (NULL if it did) */
     pjdl_code load_code; /* pjdl_plugin_load's result */
     char load_msg[512];
+    /* The load crashed or did not return (load_msg says which): the library
+     * gave no verdict, so the ABI checks judge the table alone. */
+    bool load_lost;
 } ck_abi;
 
 typedef struct ck_ctx {
@@ -41,6 +44,9 @@ typedef struct ck_ctx {
     pjdl_client *client;
     PJRT_Client *pc;
     pjdl_device *dev; /* the first device */
+    /* When non-zero, ck_import_view's views are ready at this point of this
+     * stream (the producer's stream of CreateViewOfDeviceBuffer). */
+    intptr_t view_stream;
 } ck_ctx;
 
 typedef void (*ck_fn)(ck_ctx *ctx, ck_result *r);
@@ -50,9 +56,6 @@ typedef struct ck_def {
     const char *summary;
     ck_fn fn;
     bool needs_client; /* SKIPPED when the plugin did not load */
-    /* A crash of the check's process means the plugin lacks an optional
-     * property (reject.plugin: validating its input) rather than a failure. */
-    bool crash_is_unsupported;
 } ck_def;
 
 /* Recording. Messages are appended ("; "-separated) to the detail. */
@@ -62,6 +65,12 @@ void ck_note(ck_result *r, const char *fmt, ...) __attribute__((format(printf, 2
 /* Names what the check is about to ask of the plugin: if the process dies
  * there, the runner's message says during which step. */
 void ck_step(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same for a deliberately malformed request. Call it only after the
+ * same call, well formed, returned in this process: then, and only then, a
+ * crash on it is the plugin not validating its input (UNSUPPORTED: the C API
+ * does not require it) rather than a plugin that crashes anyway (FAIL). The
+ * next ck_step or ck_malformed ends it. */
+void ck_malformed(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ----------------------------------------------------------- helpers */
 

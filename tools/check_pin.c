@@ -15,23 +15,27 @@ static pjdl_memory *pin_memory(ck_ctx *ctx) {
     return m != NULL ? m : pjdl_device_default_memory(ctx->dev);
 }
 
-/* Reads `data` (PIN_FLOATS f32 in `mem`) and compares with `want`. */
-static void expect_intact(ck_ctx *ctx, ck_result *r, const char *what, void *data, DLDevice device,
-                          const float *want) {
+/* Reads `data` (PIN_FLOATS f32 in `mem`) and compares with `want`; false
+ * (recorded) if it differs or cannot be read. `live`: the buffer surely
+ * lives, so the read is done here (a crash in it is this check's FAIL,
+ * named by the step); else in a child process (see the top). */
+static bool expect_intact(ck_ctx *ctx, ck_result *r, const char *what, bool live, void *data,
+                          DLDevice device, const float *want) {
     float *got = malloc(PIN_FLOATS * sizeof *got);
     if (got == NULL)
-        return;
+        return false;
     int64_t dims[1] = {PIN_FLOATS};
     char msg[512];
+    ck_step("reading %s", what);
     pjdl_code rc = ck_read_memory(ctx, data, device, ck_f32, dims, 1, NULL, got,
-                                  PIN_FLOATS * sizeof *got, true, msg, sizeof msg);
-    if (rc == PJDL_OK)
-        ck_expect_bytes(r, what, want, got, PIN_FLOATS * sizeof *got);
-    else if (rc == PJDL_UNIMPLEMENTED)
+                                  PIN_FLOATS * sizeof *got, !live, msg, sizeof msg);
+    bool ok = rc == PJDL_OK && ck_expect_bytes(r, what, want, got, PIN_FLOATS * sizeof *got);
+    if (rc == PJDL_UNIMPLEMENTED)
         ck_unsupported(r, "%s: memory not readable: %s", what, msg);
-    else
+    else if (rc != PJDL_OK)
         ck_fail(r, "%s: expected the memory to stay valid, but %s", what, msg);
     free(got);
+    return ok;
 }
 
 static void pin_raw_in(ck_ctx *ctx, ck_result *r, pjdl_memory *mem) {
@@ -63,6 +67,12 @@ static void pin_raw_in(ck_ctx *ctx, ck_result *r, pjdl_memory *mem) {
         raw_buffer_destroy(api, pb);
         return;
     }
+    /* The same read while the buffer surely lives: a failed read after the
+     * delete is blamed on the pin only if this one worked. */
+    if (!expect_intact(ctx, r, "the memory of a live buffer", true, ptr, dl, want)) {
+        raw_buffer_destroy(api, pb);
+        return;
+    }
     rc = raw_buffer_increase(api, pb, msg, sizeof msg);
     if (rc != PJDL_OK) {
         if (rc == PJDL_UNIMPLEMENTED)
@@ -81,7 +91,7 @@ static void pin_raw_in(ck_ctx *ctx, ck_result *r, pjdl_memory *mem) {
     char what[128];
     snprintf(what, sizeof what, "pinned %s memory after PJRT_Buffer_Delete",
              mem ? pjdl_memory_kind(mem) : "default");
-    expect_intact(ctx, r, what, ptr, dl, want);
+    expect_intact(ctx, r, what, false, ptr, dl, want);
     rc = raw_buffer_decrease(api, pb, msg, sizeof msg);
     if (rc != PJDL_OK)
         ck_fail(r, "DecreaseExternalReferenceCount after delete: expected OK, got %s: %s",
@@ -142,15 +152,28 @@ static void expect_export_intact(ck_ctx *ctx, ck_result *r, const char *what, ex
     ck_churn churn;
     ck_churn_fill(ctx, e->mem, PIN_FLOATS * sizeof(float), &churn);
     DLTensor *t = &e->mt->dl_tensor;
-    expect_intact(ctx, r, what, (char *)t->data + t->byte_offset, t->device, e->want);
+    expect_intact(ctx, r, what, false, (char *)t->data + t->byte_offset, t->device, e->want);
     e->mt->deleter(e->mt);
     ck_churn_release(&churn);
     free(e->want);
 }
 
+/* The exported tensor read while its buffer surely lives (see pin_raw_in);
+ * false (recorded, everything released) if that fails. */
+static bool export_readable(ck_ctx *ctx, ck_result *r, exported *e) {
+    DLTensor *t = &e->mt->dl_tensor;
+    if (expect_intact(ctx, r, "an exported tensor of a live buffer", true,
+                      (char *)t->data + t->byte_offset, t->device, e->want))
+        return true;
+    e->mt->deleter(e->mt);
+    pjdl_buffer_release(e->buf);
+    free(e->want);
+    return false;
+}
+
 void ck_pin_export(ck_ctx *ctx, ck_result *r) {
     exported e;
-    if (!export_fresh(ctx, r, "export", PJDL_EXPORT_SHARE, 9, &e))
+    if (!export_fresh(ctx, r, "export", PJDL_EXPORT_SHARE, 9, &e) || !export_readable(ctx, r, &e))
         return;
     pjdl_code rc = pjdl_buffer_delete(e.buf);
     if (rc != PJDL_OK)

@@ -209,14 +209,18 @@ void ck_ready_stream(ck_ctx *ctx, ck_result *r) {
         ck_fail(r, "export on the device's stream: expected OK, got %s: %s", pjdl_code_name(rc),
                 pjdl_last_error());
     } else {
-        /* Read through the plugin: work queued after the wait sees the data. */
+        /* Read through the plugin, as a consumer on that stream would: a
+         * view that is ready where the stream is (so after its wait). A view
+         * without the stream may be read before the data arrives. */
         DLTensor *t = &mt->dl_tensor;
         float *got = malloc(n * sizeof *got);
         char msg[512];
         if (got != NULL) {
+            ctx->view_stream = stream;
             rc =
                 ck_read_memory(ctx, (char *)t->data + t->byte_offset, t->device, t->dtype, t->shape,
                                t->ndim, t->strides, got, n * sizeof *got, false, msg, sizeof msg);
+            ctx->view_stream = 0;
             if (rc == PJDL_OK)
                 ck_expect_bytes(r, "data read after the stream export", host, got, n * sizeof *got);
             else if (rc != PJDL_UNIMPLEMENTED)

@@ -35,6 +35,28 @@ static void expect_refused(ck_ctx *ctx, ck_result *r, const bad_case *c, ck_tens
     free(t);
 }
 
+/* Whether the tensor of the malformed cases, well formed, imports with
+ * `copy` (the result is released): a malformed one refused with that mode
+ * says something only then. */
+static bool well_formed_imports(ck_ctx *ctx, void *data, DLDevice dev, pjdl_copy copy) {
+    const int64_t d8x8[2] = {8, 8};
+    /* No counter: the deleter may run after this returns. */
+    ck_tensor *t = ck_tensor_new(data, dev, ck_f32, d8x8, 2, NULL, NULL, NULL);
+    if (t == NULL)
+        return false;
+    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
+    io.copy = copy;
+    pjdl_buffer *b = NULL;
+    ck_step("importing a well-formed tensor (copy %s)",
+            copy == PJDL_COPY_NEVER ? "never" : "if needed");
+    if (pjdl_import(&ctx->client, 1, &t->mt, &io, &b) != PJDL_OK) {
+        free(t); /* refused: still ours */
+        return false;
+    }
+    pjdl_buffer_release(b);
+    return true;
+}
+
 void ck_reject_tensors(ck_ctx *ctx, ck_result *r) {
     /* Real memory of the device, so only the defect is wrong. */
     pjdl_buffer *owner = NULL;
@@ -51,9 +73,15 @@ void ck_reject_tensors(ck_ctx *ctx, ck_result *r) {
         return;
     }
     const int64_t d8x8[2] = {8, 8};
-    int n = 0;
+    bool works[2] = {well_formed_imports(ctx, data, dev, PJDL_COPY_IF_NEEDED),
+                     well_formed_imports(ctx, data, dev, PJDL_COPY_NEVER)};
+    int n = 0, not_asked = 0;
 #define BAD(desc, copy_mode, any, mutate)                                                          \
     do {                                                                                           \
+        if (!works[(copy_mode) == PJDL_COPY_NEVER]) {                                              \
+            not_asked++;                                                                           \
+            break;                                                                                 \
+        }                                                                                          \
         atomic_int calls = 0;                                                                      \
         ck_tensor *t = ck_tensor_new(data, dev, ck_f32, d8x8, 2, NULL, &calls, NULL);              \
         if (t == NULL)                                                                             \
@@ -94,7 +122,14 @@ void ck_reject_tensors(ck_ctx *ctx, ck_result *r) {
         t->mt.flags |= DLPACK_FLAG_BITMASK_READ_ONLY);
 #undef BAD
     pjdl_buffer_release(owner);
-    if (r->status == CK_PASS)
+    if (not_asked > 0)
+        ck_note(r,
+                "%d malformed tensors not asked: the same tensor, well formed, does not import "
+                "%s either",
+                not_asked, works[0] ? "without a copy" : "at all");
+    if (n == 0)
+        ck_unsupported(r, "no well-formed import works here, so no refusal can be judged");
+    else if (r->status == CK_PASS)
         ck_note(r, "%d malformed tensors refused, no deleter called", n);
 }
 
@@ -108,7 +143,9 @@ static void expect_plugin_refused(ck_ctx *ctx, ck_result *r, const char *what, p
 }
 
 /* Malformed views of memory the plugin accepts (`ptr`, one of its own
- * buffers'); returns how many were asked. */
+ * buffers'), after a well-formed view of the same memory returned (a crash
+ * or an error on the malformed ones says nothing otherwise); returns how
+ * many were asked. */
 static int reject_views(ck_ctx *ctx, ck_result *r, void *ptr) {
     static const int64_t neg[2] = {4, -4}, d4[1] = {4};
     const struct {
@@ -122,29 +159,52 @@ static int reject_views(ck_ctx *ctx, ck_result *r, void *ptr) {
         {"CreateViewOfDeviceBuffer without device or memory", false, true, d4, 1},
     };
     char msg[512];
+    PJRT_Client_CreateViewOfDeviceBuffer_Args good = ck_f32_view_args(ctx, ptr, d4, 1);
+    ck_step("CreateViewOfDeviceBuffer with dims [4] (well formed)");
+    pjdl_code rc = raw_create_view(ctx->api, &good, msg, sizeof msg);
+    if (rc != PJDL_OK) {
+        ck_note(r, "malformed views not asked: a well-formed view fails (%s: %s)",
+                pjdl_code_name(rc), msg);
+        return 0;
+    }
+    raw_buffer_destroy(ctx->api, good.buffer);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         PJRT_Client_CreateViewOfDeviceBuffer_Args a =
             ck_f32_view_args(ctx, cases[i].null_ptr ? NULL : ptr, cases[i].dims, cases[i].ndim);
         if (cases[i].no_device)
             a.device = NULL;
-        ck_step("%s", cases[i].what);
-        pjdl_code rc = raw_create_view(ctx->api, &a, msg, sizeof msg);
+        ck_malformed("%s", cases[i].what);
+        rc = raw_create_view(ctx->api, &a, msg, sizeof msg);
         expect_plugin_refused(ctx, r, cases[i].what, rc, a.buffer);
     }
     return (int)(sizeof cases / sizeof cases[0]);
 }
 
-void ck_reject_plugin(ck_ctx *ctx, ck_result *r) {
+/* A host buffer with impossible dimensions, after the same call with
+ * possible ones returned. Returns how many were asked. */
+static int reject_host_buffer(ck_ctx *ctx, ck_result *r) {
     char msg[512];
     float data[16] = {0};
-    /* Host buffers with impossible dimensions. */
-    const int64_t neg[2] = {4, -4};
+    const int64_t good_dims[2] = {4, 4}, neg[2] = {4, -4};
+    PJRT_Client_BufferFromHostBuffer_Args good = ck_f32_host_args(ctx, data, good_dims, 2);
+    ck_step("BufferFromHostBuffer with dims [4,4] (well formed)");
+    pjdl_code rc = raw_buffer_from_host(ctx->api, &good, msg, sizeof msg);
+    if (rc != PJDL_OK) {
+        ck_fail(r, "BufferFromHostBuffer with dims [4,4]: expected OK, got %s: %s",
+                pjdl_code_name(rc), msg);
+        return 0;
+    }
+    raw_buffer_destroy(ctx->api, good.buffer);
     const char *what = "BufferFromHostBuffer with dims [4,-4]";
     PJRT_Client_BufferFromHostBuffer_Args h = ck_f32_host_args(ctx, data, neg, 2);
-    ck_step("%s", what);
-    pjdl_code rc = raw_buffer_from_host(ctx->api, &h, msg, sizeof msg);
+    ck_malformed("%s", what);
+    rc = raw_buffer_from_host(ctx->api, &h, msg, sizeof msg);
     expect_plugin_refused(ctx, r, what, rc, h.buffer);
-    int n = 1;
+    return 1;
+}
+
+void ck_reject_plugin(ck_ctx *ctx, ck_result *r) {
+    int n = reject_host_buffer(ctx, r);
     /* Only values of the right types: the C API does not ask a plugin to
      * survive an element type outside the enum (XLA's CPU plugin aborts the
      * process on PJRT_Buffer_Type_INVALID), so that is not asked here. */
@@ -152,6 +212,7 @@ void ck_reject_plugin(ck_ctx *ctx, ck_result *r) {
     if (RAW_HAS(ctx->api, PJRT_Client_CreateViewOfDeviceBuffer)) {
         pjdl_buffer *owner = NULL;
         void *ptr = NULL;
+        ck_step("creating a buffer to view");
         if (ck_make_buffer(ctx, NULL, 64, 4, NULL, &owner) == PJDL_OK &&
             pjdl_buffer_data_pointer(owner, &ptr) == PJDL_OK)
             n += reject_views(ctx, r, ptr);

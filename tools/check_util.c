@@ -286,6 +286,8 @@ PJRT_Client_CreateViewOfDeviceBuffer_Args ck_f32_view_args(ck_ctx *ctx, void *pt
 pjdl_code ck_import_view(ck_ctx *ctx, ck_tensor *t, pjdl_buffer **out) {
     pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
     io.copy = PJDL_COPY_NEVER;
+    io.has_stream = ctx->view_stream != 0;
+    io.stream = ctx->view_stream;
     *out = NULL;
     pjdl_code rc = pjdl_import(&ctx->client, 1, &t->mt, &io, out);
     if (rc != PJDL_OK)

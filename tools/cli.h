@@ -5,7 +5,8 @@
  * (command-line parsing), plugin_open.c (finding and loading the plugin,
  * creating the client), raw.c (direct PJRT calls, declared in raw.h and
  * shared with the plugin's tests and fuzz target), json.c (JSON output),
- * util.c (progress, names, time), info.c, check*.c (check.c runs them and
+ * util.c (progress, names, time), watch.c (timing every call into the
+ * plugin, watch.h), info.c, check*.c (check.c runs them and
  * reports), bench.c.
  */
 #ifndef PJDL_CLI_H
@@ -18,6 +19,7 @@
 
 #include "pjrt_dlpack.h"
 #include "raw.h"
+#include "watch.h"
 
 /* ------------------------------------------------------------ exit codes */
 
@@ -57,7 +59,7 @@ typedef struct cli_args {
     size_t num_only;
     int64_t iterations; /* bench; 0 = default */
     int64_t size_bytes; /* bench --size; 0 = default */
-    int64_t timeout_ms; /* check: wait limit */
+    int64_t timeout_ms; /* info, check: limit of each call and wait; 0 = default */
     int threads;        /* check: threads of the concurrency check */
     bool progress;      /* decided from isatty(stderr) */
 } cli_args;
@@ -65,6 +67,8 @@ typedef struct cli_args {
 /* Parses argv into *args. On a usage error prints the message to stderr and
  * returns false. */
 bool cli_args_parse(int argc, char **argv, cli_args *args);
+/* --timeout-ms, or CLI_DEFAULT_TIMEOUT_MS when not given. */
+int64_t cli_timeout_ms(const cli_args *args);
 void cli_args_free(cli_args *args);
 const char *cli_command_name(cli_command command);
 
@@ -79,8 +83,11 @@ void cli_print_usage_hint(FILE *err, cli_command command);
 typedef struct cli_session {
     const cli_args *args;
     char path[4096];     /* the plugin's file, "" if unknown */
-    pjdl_plugin *plugin; /* owned */
-    const PJRT_Api *api; /* borrowed from plugin */
+    pjdl_plugin *plugin; /* owned; the library's load, the plugin's own table */
+    /* Owned, NULL unless a watch is attached (watch.h): the same plugin
+     * through the recording table, which the client and every call use. */
+    pjdl_plugin *watched;
+    const PJRT_Api *api; /* the table to call: the recording one when watched */
     pjdl_client *client; /* owned, NULL until created */
 } cli_session;
 
@@ -90,8 +97,9 @@ typedef struct cli_session {
  * returns false when a name is unknown or the file does not exist. */
 bool cli_plugin_resolve(const cli_args *args, char *path, size_t path_size);
 
-/* Loads the plugin with the library; on failure prints the library's message
- * and returns its code. */
+/* Loads the plugin with the library (under a watch, recorded as
+ * PJRT_Plugin_Initialize, and then wrapped in the recording table); on
+ * failure prints the library's message and returns its code. */
 pjdl_code cli_plugin_load(cli_session *s);
 /* Creates the client with the --option values; prints an error on failure. */
 pjdl_code cli_client_create(cli_session *s);

@@ -2,22 +2,22 @@
  *
  * The plugin runs in a child process. Real plugins abort the process when
  * they find no device, or wait for minutes on a cloud metadata server while
- * they initialize; what the child learns before that (the table's version
- * and extensions, the plugin's attributes) is kept in memory shared with the
- * parent, which prints it with the reason there is no client. */
+ * they initialize. The child writes everything it learns, as it learns it
+ * (the table's version and extensions, the plugin's attributes, the
+ * platform, devices, memories and capability probes), into memory shared
+ * with the parent; every call into the plugin is timed (watch.h). The
+ * parent prints the report from that memory once the child is gone, however
+ * it ended: what was read, then why it stopped. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "bench_util.h"
 #include "cli.h"
 
 /* One row of the capability table. */
@@ -220,21 +220,36 @@ _Static_assert(sizeof extension_names / sizeof extension_names[0] ==
 
 #define INFO_MAX_EXTENSIONS 64
 #define INFO_MAX_ATTRIBUTES 64
-#define INFO_DEFAULT_LIMIT_MS 120000
+#define INFO_MAX_DEVICES 64
+#define INFO_MAX_MEMORIES 8
 
 typedef struct info_attribute {
     char name[128];
     char value[512];
 } info_attribute;
 
-/* Lives in memory shared by the parent and the child: the child fills it,
- * the parent reads it once the child is gone. */
+typedef struct info_memory {
+    int id;
+    char kind[64];
+    bool is_default;
+    bool mapped; /* has a DLDevice: dl_type, dl_id */
+    char dl_type[32];
+    int dl_id;
+} info_memory;
+
+typedef struct info_device {
+    int id;
+    char kind[128];
+    int local_hardware_id;
+    size_t num_memories; /* as reported; at most INFO_MAX_MEMORIES kept */
+    info_memory memories[INFO_MAX_MEMORIES];
+} info_device;
+
+/* Lives in memory shared by the parent and the child: the child fills it as
+ * it reads, the parent prints it once the child is gone. */
 typedef struct info_facts {
     char path[4096];
-    /* The step the child is in, and a counter bumped at each new step: the
-     * parent restarts its clock when the counter moves. */
-    char step[128];
-    _Atomic unsigned steps;
+    char step[128];    /* what the child is doing, in words */
     bool table_read;   /* GetPjrtApi answered; the fields below are set */
     size_t api_size;   /* PJRT_Api.struct_size */
     bool version_read; /* the table is long enough to hold the version */
@@ -249,13 +264,22 @@ typedef struct info_facts {
     info_attribute attributes[INFO_MAX_ATTRIBUTES];
     char attributes_error[512];
     bool client_created;
-    char error_code[32]; /* why there is no client (or no plugin) */
+    char error_code[32]; /* why there is no client, or why the child stopped */
     char error[2048];
+    /* With a client, read in this order: */
+    bool platform_read;
+    char platform[128];
+    char platform_version[256];
+    uint64_t platform_id;
+    size_t num_devices;  /* as reported */
+    size_t devices_read; /* kept so far, at most INFO_MAX_DEVICES */
+    info_device devices[INFO_MAX_DEVICES];
+    caps caps;     /* rows appear as they are probed */
+    bool finished; /* the child read everything */
 } info_facts;
 
 static void facts_step(info_facts *f, const char *step) {
     snprintf(f->step, sizeof f->step, "%s", step);
-    atomic_fetch_add(&f->steps, 1);
 }
 
 static void facts_error(info_facts *f, pjdl_code code, const char *message) {
@@ -299,12 +323,16 @@ static void read_table(const PJRT_Api *api, info_facts *f) {
  * allows no call before it. */
 static void read_table_early(const char *path, info_facts *f) {
     facts_step(f, "dlopen");
+    cli_watch_mark m = cli_watch_enter("dlopen");
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    cli_watch_leave(m);
     if (h == NULL)
         return; /* the library fails the same way and says why */
     facts_step(f, "GetPjrtApi");
     const PJRT_Api *api;
+    m = cli_watch_enter("GetPjrtApi");
     raw_get_api(h, NULL, &api);
+    cli_watch_leave(m);
     if (api != NULL)
         read_table(api, f);
     /* Never closed: the library opens the same file next, and plugins are
@@ -453,93 +481,163 @@ static void json_report_begin(json_writer *w, const info_facts *f) {
     json_key(w, "client_error");
 }
 
-static void print_text(cli_session *s, const info_facts *f, caps *c) {
-    print_plugin_text(f);
-    printf("platform:         %s\n", pjdl_client_platform_name(s->client));
-    printf("platform version: %s\n", pjdl_client_platform_version(s->client));
-    printf("platform id:      0x%016" PRIx64 "\n", pjdl_client_platform_id(s->client));
-    size_t nd = pjdl_client_device_count(s->client);
-    printf("devices:          %zu\n", nd);
-    for (size_t i = 0; i < nd; i++) {
+/* The client's part of the facts, read through the library's accessors. */
+static void read_client(cli_session *s, info_facts *f) {
+    facts_step(f, "reading the platform and devices");
+    snprintf(f->platform, sizeof f->platform, "%s", pjdl_client_platform_name(s->client));
+    snprintf(f->platform_version, sizeof f->platform_version, "%s",
+             pjdl_client_platform_version(s->client));
+    f->platform_id = pjdl_client_platform_id(s->client);
+    f->num_devices = pjdl_client_device_count(s->client);
+    f->platform_read = true;
+    for (size_t i = 0; i < f->num_devices && i < INFO_MAX_DEVICES; i++) {
         pjdl_device *d = pjdl_client_device(s->client, i);
-        printf("  device %d: kind \"%s\", local hardware id %d\n", pjdl_device_id(d),
-               pjdl_device_kind(d), pjdl_device_local_hardware_id(d));
+        info_device *o = &f->devices[i];
+        o->id = pjdl_device_id(d);
+        snprintf(o->kind, sizeof o->kind, "%s", pjdl_device_kind(d));
+        o->local_hardware_id = pjdl_device_local_hardware_id(d);
         pjdl_memory *def = pjdl_device_default_memory(d);
-        for (size_t m = 0; m < pjdl_device_memory_count(d); m++) {
+        o->num_memories = pjdl_device_memory_count(d);
+        for (size_t m = 0; m < o->num_memories && m < INFO_MAX_MEMORIES; m++) {
             pjdl_memory *mem = pjdl_device_memory(d, m);
+            info_memory *om = &o->memories[m];
+            om->id = pjdl_memory_id(mem);
+            snprintf(om->kind, sizeof om->kind, "%s", pjdl_memory_kind(mem));
+            om->is_default = mem == def;
             DLDevice dl;
-            char dltext[64] = "unmapped";
-            if (pjdl_device_dl(d, mem, &dl) == PJDL_OK)
-                snprintf(dltext, sizeof dltext, "%s:%d",
-                         pjdl_dl_device_type_name((DLDeviceType)dl.device_type), (int)dl.device_id);
-            printf("    memory %d: %-12s -> DLDevice %s%s\n", pjdl_memory_id(mem),
-                   pjdl_memory_kind(mem), dltext, mem == def ? "  (default)" : "");
+            om->mapped = pjdl_device_dl(d, mem, &dl) == PJDL_OK;
+            if (om->mapped) {
+                snprintf(om->dl_type, sizeof om->dl_type, "%s",
+                         pjdl_dl_device_type_name((DLDeviceType)dl.device_type));
+                om->dl_id = (int)dl.device_id;
+            }
         }
+        f->devices_read = i + 1;
     }
-    printf("capabilities:\n");
-    for (size_t i = 0; i < c->n; i++)
-        printf("  %-44s %-9s %s\n", c->row[i].name, c->row[i].provided ? "provided" : "missing",
-               c->row[i].provided ? c->row[i].probe : "");
 }
 
-static void json_devices(json_writer *w, cli_session *s) {
+static size_t memories_kept(const info_device *d) {
+    return d->num_memories < INFO_MAX_MEMORIES ? d->num_memories : INFO_MAX_MEMORIES;
+}
+
+static void print_devices_text(const info_facts *f) {
+    printf("devices:          %zu\n", f->num_devices);
+    for (size_t i = 0; i < f->devices_read; i++) {
+        const info_device *d = &f->devices[i];
+        printf("  device %d: kind \"%s\", local hardware id %d\n", d->id, d->kind,
+               d->local_hardware_id);
+        for (size_t m = 0; m < memories_kept(d); m++) {
+            const info_memory *om = &d->memories[m];
+            char dltext[64] = "unmapped";
+            if (om->mapped)
+                snprintf(dltext, sizeof dltext, "%s:%d", om->dl_type, om->dl_id);
+            printf("    memory %d: %-12s -> DLDevice %s%s\n", om->id, om->kind, dltext,
+                   om->is_default ? "  (default)" : "");
+        }
+        if (d->num_memories > INFO_MAX_MEMORIES)
+            printf("    %zu more memories not shown\n", d->num_memories - INFO_MAX_MEMORIES);
+    }
+    if (f->devices_read < f->num_devices)
+        printf("  %zu more devices not shown\n", f->num_devices - f->devices_read);
+}
+
+/* Everything that was read; `stopped`: why the child did not finish, or
+ * NULL. */
+static void print_text(const info_facts *f, const char *stopped) {
+    print_plugin_text(f);
+    if (f->platform_read) {
+        printf("platform:         %s\n", f->platform);
+        printf("platform version: %s\n", f->platform_version);
+        printf("platform id:      0x%016" PRIx64 "\n", f->platform_id);
+        print_devices_text(f);
+    }
+    if (f->caps.n > 0)
+        printf("capabilities:\n");
+    for (size_t i = 0; i < f->caps.n; i++) {
+        const capability *c = &f->caps.row[i];
+        printf("  %-44s %-9s %s\n", c->name, c->provided ? "provided" : "missing",
+               c->provided ? c->probe : "");
+    }
+    if (stopped != NULL)
+        printf("stopped:          %s\n", stopped);
+}
+
+static void json_memory(json_writer *w, const info_memory *om) {
+    json_begin_object(w);
+    json_field_int(w, "id", om->id);
+    json_field_string(w, "kind", om->kind);
+    json_field_bool(w, "default", om->is_default);
+    json_key(w, "dl_device");
+    if (om->mapped) {
+        json_begin_object(w);
+        json_field_string(w, "device_type", om->dl_type);
+        json_field_int(w, "device_id", om->dl_id);
+        json_end_object(w);
+    } else {
+        json_null(w);
+    }
+    json_end_object(w);
+}
+
+static void json_devices(json_writer *w, const info_facts *f) {
     json_key(w, "devices");
     json_begin_array(w);
-    for (size_t i = 0; i < pjdl_client_device_count(s->client); i++) {
-        pjdl_device *d = pjdl_client_device(s->client, i);
+    for (size_t i = 0; i < f->devices_read; i++) {
+        const info_device *d = &f->devices[i];
         json_begin_object(w);
-        json_field_int(w, "id", pjdl_device_id(d));
-        json_field_string(w, "kind", pjdl_device_kind(d));
-        json_field_int(w, "local_hardware_id", pjdl_device_local_hardware_id(d));
+        json_field_int(w, "id", d->id);
+        json_field_string(w, "kind", d->kind);
+        json_field_int(w, "local_hardware_id", d->local_hardware_id);
         json_key(w, "memories");
         json_begin_array(w);
-        pjdl_memory *def = pjdl_device_default_memory(d);
-        for (size_t m = 0; m < pjdl_device_memory_count(d); m++) {
-            pjdl_memory *mem = pjdl_device_memory(d, m);
-            DLDevice dl;
-            json_begin_object(w);
-            json_field_int(w, "id", pjdl_memory_id(mem));
-            json_field_string(w, "kind", pjdl_memory_kind(mem));
-            json_field_bool(w, "default", mem == def);
-            json_key(w, "dl_device");
-            if (pjdl_device_dl(d, mem, &dl) == PJDL_OK) {
-                json_begin_object(w);
-                json_field_string(w, "device_type",
-                                  pjdl_dl_device_type_name((DLDeviceType)dl.device_type));
-                json_field_int(w, "device_id", dl.device_id);
-                json_end_object(w);
-            } else {
-                json_null(w);
-            }
-            json_end_object(w);
-        }
+        for (size_t m = 0; m < memories_kept(d); m++)
+            json_memory(w, &d->memories[m]);
         json_end_array(w);
         json_end_object(w);
     }
     json_end_array(w);
 }
 
-static void print_json(cli_session *s, const info_facts *f, caps *c) {
+/* The "stopped" member: null, or the code and message of why the child did
+ * not finish (CRASH, TIMEOUT). */
+static void json_stopped(json_writer *w, const info_facts *f, const char *stopped) {
+    json_key(w, "stopped");
+    if (stopped == NULL) {
+        json_null(w);
+        return;
+    }
+    json_begin_object(w);
+    json_field_string(w, "code", f->error_code);
+    json_field_string(w, "message", stopped);
+    json_end_object(w);
+}
+
+static void print_json(const info_facts *f, const char *stopped) {
     json_writer w;
     json_report_begin(&w, f);
     json_null(&w);
-    json_field_string(&w, "platform", pjdl_client_platform_name(s->client));
-    json_field_string(&w, "platform_version", pjdl_client_platform_version(s->client));
-    json_key(&w, "platform_id");
-    char id[32];
-    snprintf(id, sizeof id, "0x%016" PRIx64, pjdl_client_platform_id(s->client));
-    json_string(&w, id);
-    json_devices(&w, s);
+    if (f->platform_read) {
+        json_field_string(&w, "platform", f->platform);
+        json_field_string(&w, "platform_version", f->platform_version);
+        json_key(&w, "platform_id");
+        char id[32];
+        snprintf(id, sizeof id, "0x%016" PRIx64, f->platform_id);
+        json_string(&w, id);
+        json_key(&w, "device_count");
+        json_uint(&w, f->num_devices);
+        json_devices(&w, f);
+    }
     json_key(&w, "capabilities");
     json_begin_array(&w);
-    for (size_t i = 0; i < c->n; i++) {
+    for (size_t i = 0; i < f->caps.n; i++) {
         json_begin_object(&w);
-        json_field_string(&w, "name", c->row[i].name);
-        json_field_bool(&w, "provided", c->row[i].provided);
-        json_field_string(&w, "probe", c->row[i].probe);
+        json_field_string(&w, "name", f->caps.row[i].name);
+        json_field_bool(&w, "provided", f->caps.row[i].provided);
+        json_field_string(&w, "probe", f->caps.row[i].probe);
         json_end_object(&w);
     }
     json_end_array(&w);
+    json_stopped(&w, f, stopped);
     json_end_object(&w);
     json_finish(&w);
 }
@@ -565,15 +663,14 @@ static void print_no_client(const cli_args *args, const info_facts *f) {
 
 /* ------------------------------------------------------ the child's work */
 
-/* Loads the plugin, reads it, creates a client and, if that works, probes
- * it and prints the whole report. Returns the exit code. */
+/* Loads the plugin, reads it, creates a client and probes it, writing each
+ * fact into *f as soon as it is known. Returns the exit code. */
 static int info_child(const cli_args *args, info_facts *f) {
-    /* Plugins log to stdout too (Tenstorrent's does); while the plugin runs,
-     * stdout is stderr, so that stdout holds only the report (--json). */
+    /* Plugins log to stdout too (Tenstorrent's does): the child's stdout is
+     * stderr, so that stdout holds only the report, which the parent
+     * prints. */
     fflush(stdout);
-    int report_fd = dup(STDOUT_FILENO);
-    if (report_fd >= 0)
-        dup2(STDERR_FILENO, STDOUT_FILENO);
+    dup2(STDERR_FILENO, STDOUT_FILENO);
     cli_session s = {0};
     s.args = args;
     snprintf(s.path, sizeof s.path, "%s", f->path);
@@ -588,7 +685,7 @@ static int info_child(const cli_args *args, info_facts *f) {
     f->loaded = true;
     snprintf(f->path, sizeof f->path, "%s", s.path);
     if (!f->table_read)
-        read_table(s.api, f);
+        read_table(pjdl_plugin_api(s.plugin), f);
     read_attributes(s.api, f);
     facts_step(f, "PJRT_Client_Create");
     pjdl_code rc = cli_client_create(&s);
@@ -598,71 +695,59 @@ static int info_child(const cli_args *args, info_facts *f) {
         return CLI_EXIT_NO_PLUGIN;
     }
     f->client_created = true;
+    read_client(&s, f);
     facts_step(f, "probing the client's entry points");
-    caps c = {0};
-    collect_caps(&s, &c);
-    facts_step(f, "printing the report");
-    fflush(stdout);
-    if (report_fd >= 0)
-        dup2(report_fd, STDOUT_FILENO);
-    if (args->json)
-        print_json(&s, f, &c);
-    else
-        print_text(&s, f, &c);
-    fflush(stdout);
+    collect_caps(&s, &f->caps);
     facts_step(f, "releasing the client");
     cli_session_close(&s);
+    f->finished = true;
     return CLI_EXIT_OK;
 }
 
 /* ------------------------------------------------ the parent's supervision */
 
-/* Waits for the child; kills it when one step lasts longer than limit_ms.
- * Returns false on a timeout. */
-static bool wait_child(pid_t pid, info_facts *f, int64_t limit_ms, int *status) {
-    unsigned steps = atomic_load(&f->steps);
-    uint64_t since = bench_now_ns();
-    for (;;) {
-        pid_t r = waitpid(pid, status, WNOHANG);
-        if (r == pid || (r < 0 && errno != EINTR))
-            return true;
-        unsigned now_steps = atomic_load(&f->steps);
-        if (now_steps != steps) {
-            steps = now_steps;
-            since = bench_now_ns();
-        } else if (bench_now_ns() - since > (uint64_t)limit_ms * 1000000ull) {
-            kill(pid, SIGKILL);
-            while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-                ;
-            return false;
-        }
-        struct timespec ts = {0, 5 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-}
-
-/* Reports a child that crashed or hung: the exit code, and on stdout what
- * it had read when no client was created. */
-static int report_lost_child(const cli_args *args, info_facts *f, bool timed_out, int status,
+/* Reports a child that did not finish: with a client, everything it read
+ * and why it stopped (exit 1); without one, what it read and why there is
+ * no client (exit 3). */
+static int report_lost_child(const cli_args *args, info_facts *f, const cli_child_end *end,
                              int64_t limit_ms) {
-    char what[256];
-    if (timed_out)
-        snprintf(what, sizeof what, "%s did not return within %.1f s", f->step,
-                 (double)limit_ms / 1000.0);
-    else if (WIFSIGNALED(status))
-        snprintf(what, sizeof what, "the plugin crashed the process in %s: signal %d (%s)", f->step,
-                 WTERMSIG(status), strsignal(WTERMSIG(status)));
-    else
-        snprintf(what, sizeof what, "the process exited with status %d in %s",
-                 WIFEXITED(status) ? WEXITSTATUS(status) : -1, f->step);
+    char what[512];
+    cli_child_end_text(end, f->step, limit_ms, what, sizeof what);
     fprintf(stderr, "pjrt-dlpack: %s: %s\n", f->path[0] ? f->path : "(default)", what);
-    if (f->client_created)
-        return CLI_EXIT_FAILED; /* a client existed: the plugin failed a probe */
-    snprintf(f->error_code, sizeof f->error_code, "%s", timed_out ? "TIMEOUT" : "CRASH");
+    snprintf(f->error_code, sizeof f->error_code, "%s", end->hung ? "TIMEOUT" : "CRASH");
+    if (f->client_created) {
+        if (args->json)
+            print_json(f, what);
+        else
+            print_text(f, what);
+        return CLI_EXIT_FAILED;
+    }
+    if (end->entry != NULL)
+        snprintf(f->step, sizeof f->step, "%s", end->entry);
     snprintf(f->error, sizeof f->error, "%s", what);
     if (f->table_read || f->loaded)
         print_no_client(args, f);
     return CLI_EXIT_NO_PLUGIN;
+}
+
+static int info_report(const cli_args *args, info_facts *f, const cli_child_end *end,
+                       int64_t limit_ms) {
+    int st = end->status;
+    bool exited = !end->hung && WIFEXITED(st);
+    if (exited && WEXITSTATUS(st) == CLI_EXIT_OK && f->finished) {
+        if (args->json)
+            print_json(f, NULL);
+        else
+            print_text(f, NULL);
+        return CLI_EXIT_OK;
+    }
+    if (exited && WEXITSTATUS(st) == CLI_EXIT_NO_PLUGIN && !f->client_created) {
+        /* The child said why on stderr; what it read goes to stdout. */
+        if (f->table_read || f->loaded)
+            print_no_client(args, f);
+        return CLI_EXIT_NO_PLUGIN;
+    }
+    return report_lost_child(args, f, end, limit_ms);
 }
 
 int cli_info(const cli_args *args) {
@@ -671,40 +756,36 @@ int cli_info(const cli_args *args) {
         return CLI_EXIT_NO_PLUGIN;
     info_facts *f =
         mmap(NULL, sizeof *f, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (f == MAP_FAILED) {
+    cli_watch *w = cli_watch_open();
+    if (f == MAP_FAILED || w == NULL) {
         fprintf(stderr, "pjrt-dlpack: mmap: %s\n", strerror(errno));
+        if (f != MAP_FAILED)
+            munmap(f, sizeof *f);
         return CLI_EXIT_INTERNAL;
     }
     memset(f, 0, sizeof *f);
     snprintf(f->path, sizeof f->path, "%s", path);
-    int64_t limit_ms = args->timeout_ms > 0 ? args->timeout_ms : INFO_DEFAULT_LIMIT_MS;
+    int64_t limit_ms = cli_timeout_ms(args);
     fflush(NULL);
     pid_t pid = fork();
-    if (pid < 0) {
-        fprintf(stderr, "pjrt-dlpack: fork: %s\n", strerror(errno));
-        munmap(f, sizeof *f);
-        return CLI_EXIT_INTERNAL;
-    }
     if (pid == 0) {
+        cli_watch_attach(w);
         int rc = info_child(args, f);
         fflush(NULL);
         /* _exit: the plugin's exit-time handlers belong to a process that
          * ends here; the parent has nothing of the plugin to clean up. */
         _exit(rc);
     }
-    int status = 0;
-    bool finished = wait_child(pid, f, limit_ms, &status);
-    int rc;
-    if (finished && WIFEXITED(status) && WEXITSTATUS(status) == CLI_EXIT_OK && f->client_created)
-        rc = CLI_EXIT_OK;
-    else if (finished && WIFEXITED(status) && WEXITSTATUS(status) == CLI_EXIT_NO_PLUGIN) {
-        /* The child said why on stderr; what it read goes to stdout. */
-        if (f->table_read || f->loaded)
-            print_no_client(args, f);
-        rc = CLI_EXIT_NO_PLUGIN;
+    int rc = CLI_EXIT_INTERNAL;
+    if (pid < 0) {
+        fprintf(stderr, "pjrt-dlpack: fork: %s\n", strerror(errno));
     } else {
-        rc = report_lost_child(args, f, !finished, status, limit_ms);
+        cli_child_end end;
+        cli_watch_wait(w, pid, limit_ms, 0, &end);
+        rc = info_report(args, f, &end, limit_ms);
     }
+    fflush(stdout);
+    cli_watch_close(w);
     munmap(f, sizeof *f);
     return rc;
 }

@@ -8,9 +8,12 @@
 static const char exit_codes[] =
     "Exit status:\n"
     "  0  success (every check passed or is unsupported by the plugin)\n"
-    "  1  at least one check failed\n"
+    "  1  at least one check failed; info: the plugin crashed or did not return\n"
+    "     after its client was created (what was read is printed first)\n"
     "  2  usage error (bad command, option or value)\n"
-    "  3  the plugin could not be found or loaded, or no client could be created\n"
+    "  3  the plugin could not be found or loaded, or no client could be created:\n"
+    "     the plugin's error, or its load (PJRT_Plugin_Initialize) or client\n"
+    "     creation crashed or did not return within --timeout-ms\n"
     "  4  internal error of the command (e.g. out of memory)\n";
 
 static const char plugin_text[] =
@@ -26,7 +29,9 @@ static const char common_options[] =
     "                           or forced: NAME:string=VALUE (:int64, :float,\n"
     "                           :bool, :int64_list)\n"
     "      --json               machine-readable output on stdout\n"
-    "      --timeout-ms N       fail any wait that takes longer than N ms\n"
+    "      --timeout-ms N       info, check: the longest any one call into the\n"
+    "                           plugin, or any wait, may take (default 30000); the\n"
+    "                           entry point that did not return is named\n"
     "  -h, --help               this help\n";
 
 static void print_main_help(FILE *out) {
@@ -60,13 +65,13 @@ static void print_info_help(FILE *out) {
             "and extension, whether the plugin's table has it and what it answers\n"
             "when probed (ok, UNIMPLEMENTED, or another error).\n"
             "\n"
-            "The plugin runs in a child process. When no client can be created\n"
-            "(the plugin's error, a crash, or a step that does not finish), info\n"
-            "prints what it read without a client, then the reason on a 'client:'\n"
-            "line (in --json: \"client_error\"), and exits 3. Each step (loading,\n"
-            "PJRT_Plugin_Initialize, PJRT_Client_Create, probing) may take\n"
-            "--timeout-ms (default 120000) before it counts as hung. info exits 1\n"
-            "when the plugin crashed or hung after its client was created.\n"
+            "The plugin runs in a child process, which hands each fact to the\n"
+            "command as soon as it has read it. When no client can be created (the\n"
+            "plugin's error, a crash, or an entry point that does not return within\n"
+            "--timeout-ms), info prints what it read, then the reason on a 'client:'\n"
+            "line (in --json: \"client_error\"), and exits 3. When the plugin crashes\n"
+            "or hangs later, info prints everything read until then, then the reason\n"
+            "on a 'stopped:' line (in --json: \"stopped\"), and exits 1.\n"
             "\n%s\n%s\n%s",
             plugin_text, common_options, exit_codes);
 }
@@ -84,9 +89,12 @@ static void print_check_help(FILE *out) {
             "streams, pinning, the on-delete callback, transfer mode, rejection of\n"
             "bad tensors, concurrent use.\n"
             "\n"
-            "Each check runs in a child process: one that crashes or hangs fails\n"
-            "alone. Waits fail after 20 s unless --timeout-ms is given. When the ABI\n"
-            "checks show why the plugin cannot be used, check exits 1, not 3.\n"
+            "The set-up (loading the plugin, a first client) and each check run in\n"
+            "a child process: a check that crashes, or whose call into the plugin\n"
+            "does not return within --timeout-ms, fails alone, naming the entry\n"
+            "point; a set-up that does is reported on the 'platform:' line, and the\n"
+            "checks that need a client are SKIPPED (exit 3). When the ABI checks\n"
+            "show why the plugin cannot be used, check exits 1, not 3.\n"
             "\n"
             "Check options:\n"
             "      --list               list the checks and exit\n"
@@ -95,7 +103,8 @@ static void print_check_help(FILE *out) {
             "      --threads N          threads of the concurrency check (default 4)\n"
             "      --no-fork            run the checks in this process (for a debugger);\n"
             "                           by default each runs in a child process, so that a\n"
-            "                           crash or a hang fails that check only\n"
+            "                           crash or a hang fails that check only; without a\n"
+            "                           child no call is timed (waits still are)\n"
             "\n%s\n%s\n%s",
             plugin_text, common_options, exit_codes);
 }

@@ -58,8 +58,23 @@ static bool missing_library(const char *message, char *name, size_t size) {
     return true;
 }
 
+/* Under a watch: the plugin through the recording table (watch.h). */
+static void plugin_watch(cli_session *s) {
+    if (!cli_watch_attached())
+        return;
+    const PJRT_Api *table = cli_watch_table(s->api);
+    if (pjdl_plugin_from_api(table, &s->watched) == PJDL_OK)
+        s->api = table;
+    else
+        s->watched = NULL;
+}
+
 pjdl_code cli_plugin_load(cli_session *s) {
+    /* Without a path the library finds the file: all three steps are its. */
+    cli_watch_mark m = cli_watch_enter(s->path[0] ? "PJRT_Plugin_Initialize"
+                                                  : "dlopen, GetPjrtApi or PJRT_Plugin_Initialize");
     pjdl_code rc = pjdl_plugin_load(s->path[0] ? s->path : NULL, &s->plugin);
+    cli_watch_leave(m);
     if (rc != PJDL_OK) {
         const char *file = s->path[0] ? s->path : "(default)";
         fprintf(stderr, "pjrt-dlpack: cannot load plugin %s: %s (%s)\n", file, pjdl_last_error(),
@@ -79,12 +94,13 @@ pjdl_code cli_plugin_load(cli_session *s) {
     const char *p = pjdl_plugin_path(s->plugin);
     if (s->path[0] == '\0' && p != NULL && strlen(p) < sizeof s->path)
         strcpy(s->path, p);
+    plugin_watch(s);
     return PJDL_OK;
 }
 
 pjdl_code cli_client_create(cli_session *s) {
-    pjdl_code rc =
-        pjdl_client_create(s->plugin, s->args->options, s->args->num_options, &s->client);
+    pjdl_code rc = pjdl_client_create(s->watched ? s->watched : s->plugin, s->args->options,
+                                      s->args->num_options, &s->client);
     if (rc != PJDL_OK) {
         fprintf(stderr, "pjrt-dlpack: cannot create a client of %s: %s (%s)\n", s->path,
                 pjdl_last_error(), pjdl_code_name(rc));
@@ -99,6 +115,8 @@ pjdl_code cli_client_create(cli_session *s) {
 void cli_session_close(cli_session *s) {
     pjdl_client_release(s->client);
     s->client = NULL;
+    pjdl_plugin_release(s->watched);
+    s->watched = NULL;
     pjdl_plugin_release(s->plugin);
     s->plugin = NULL;
     s->api = NULL;

@@ -51,6 +51,8 @@ _Target: TypeAlias = Device | Memory | None
 _Option: TypeAlias = bool | int | float | str | list[int] | tuple[int, ...]
 _Path: TypeAlias = str | bytes | os.PathLike[str] | os.PathLike[bytes]
 
+# Which class is raised when: docs/conformance.md, "Exceptions" (these four,
+# TypeError, ValueError, OverflowError, MemoryError, or the caller's own).
 class Error(RuntimeError):
     code: int
     code_name: str

@@ -6,7 +6,11 @@ only a fixed list of device types. This module exports any single-device
 as a DLPack tensor whose device type comes from pjrt_dlpack's platform
 registry (``xpu`` is ``kDLOneAPI``), and wraps the PJRT client JAX itself
 created for a C-API platform, so that DLPack tensors imported for that
-platform become buffers of JAX's own client.
+platform become buffers of JAX's own client. A sharded array goes out one
+tensor per shard (:func:`export_shards`) and comes back from one tensor
+per device (:func:`from_shards`). Tested with every JAX release from
+0.4.35 to 0.10.2; what a release lacks raises NotImplementedError naming
+the release that has it.
 
     import pjrt_dlpack.jax as pjax
     t = pjax.export(x)                 # has __dlpack__ / __dlpack_device__
@@ -32,18 +36,53 @@ See python/README.md, section "JAX".
 import threading
 
 import jax
+import numpy as np
 
 from . import _pjrt_dlpack as _core
 
 __all__ = [
     "ExportedArray",
+    "ExportedShard",
+    "MINIMUM_JAX",
     "client",
     "dlpack_device",
     "export",
+    "export_shards",
     "from_dlpack",
+    "from_shards",
     "plugin",
     "to_dlpack",
 ]
+
+# The oldest JAX this module is tested with (scripts/jax-matrix.txt); older
+# releases are refused at import. Features that need a newer JAX say which.
+MINIMUM_JAX = (0, 4, 35)
+
+
+def _release_of(text):
+    parts = []
+    for part in text.split("+")[0].split("."):
+        digits = "".join(ch for ch in part if ch.isdigit())
+        if not digits or digits != part:
+            break
+        parts.append(int(digits))
+    return tuple(parts)
+
+
+_JAX = tuple(getattr(jax, "__version_info__", None) or _release_of(jax.__version__))
+if _JAX < MINIMUM_JAX:
+    raise ImportError(
+        f"pjrt_dlpack.jax needs JAX {'.'.join(map(str, MINIMUM_JAX))} or newer; this is JAX "
+        f"{jax.__version__}"
+    )
+
+
+def _needs(release, what):
+    """NotImplementedError for a feature this JAX release does not have."""
+    return NotImplementedError(
+        f"{what} needs JAX {release} or newer; this is JAX {jax.__version__}"
+    )
+
 
 _lock = threading.Lock()
 # Wrapped JAX clients by backend name: (JAX backend, pjrt_dlpack.Client). The
@@ -57,16 +96,20 @@ _plugins = {}
 # ------------------------------------------------------------------ export
 
 
-def _single_device(x):
+def _check_array(x):
     if not isinstance(x, jax.Array):
         raise TypeError(f"expected a jax.Array, not {type(x).__name__}")
     if x.is_deleted():
         raise BufferError("the jax.Array has been deleted")
+
+
+def _single_device(x):
+    _check_array(x)
     devices = x.devices()
     if len(devices) != 1:
         raise BufferError(
             f"the jax.Array is sharded over {len(devices)} devices; a DLPack tensor describes "
-            "one memory: export each shard (x.addressable_shards[i].data)"
+            "one memory: use export_shards(x), one tensor per shard"
         )
     (device,) = devices
     return device
@@ -99,37 +142,111 @@ def dlpack_device(x):
     return _dl_device(x, device)
 
 
+def _platform_of(device):
+    """The registry name of a device's platform. JAX names CUDA, ROCm and
+    oneAPI devices all "gpu"; as JAX 0.11's own __dlpack_device__ does, the
+    client's platform_version says which ("oneapi" in it: kDLOneAPI)."""
+    platform = device.platform
+    if platform != "gpu":
+        return platform
+    version = getattr(device.client, "platform_version", None) or ""
+    for name in ("cuda", "rocm", "oneapi"):
+        if name in version:
+            return name
+    return platform
+
+
 def _dl_device(x, device):
+    platform = _platform_of(device)
     try:
-        return _core.Client.platform_dl_device(device.platform, _memory_kind(x), _hardware_id(device))
+        return _core.Client.platform_dl_device(platform, _memory_kind(x), _hardware_id(device))
     except _core.DLPackError as e:
         raise BufferError(
-            f"platform '{device.platform}' has no DLPack device type in pjrt_dlpack's registry; "
-            f"register it with pjrt_dlpack.register_platform('{device.platform}', <kDL...>): {e}"
+            f"platform '{platform}' has no DLPack device type in pjrt_dlpack's registry; "
+            f"register it with pjrt_dlpack.register_platform('{platform}', <kDL...>): {e}"
         ) from None
 
 
+def _runtime_errors():
+    """The exception types jaxlib raises for a failed PJRT call."""
+    from jax._src.lib import xla_client
+
+    found = [getattr(jax.errors, "JaxRuntimeError", None),
+             getattr(xla_client, "XlaRuntimeError", None)]
+    return tuple(t for t in found if isinstance(t, type)) + (NotImplementedError,)
+
+
+# Where each JAX release keeps a single-device array's device-local layout:
+# (the array's attribute, that object's attribute), newest first.
+_LAYOUT_PATHS = (
+    ("format", "layout"),  # JAX 0.7 and later
+    ("format", "device_local_layout"),  # JAX 0.6.2
+    ("layout", "device_local_layout"),  # JAX 0.4.35 to 0.6.1
+)
+
+
+def _device_local_layout(x):
+    """The array's device-local layout object; BufferError when unreadable."""
+    for outer, inner in _LAYOUT_PATHS:
+        if not hasattr(type(x), outer):
+            continue
+        try:
+            holder = getattr(x, outer)
+        except _runtime_errors() as e:
+            raise BufferError(f"the array's layout cannot be read ({e}); not exported") from None
+        if not hasattr(holder, inner):
+            continue
+        layout = getattr(holder, inner)
+        if layout is None:
+            raise BufferError("JAX reports no layout for the array; not exported")
+        return layout
+    raise BufferError(
+        f"this JAX ({jax.__version__}) reports a single-device array's layout in no form this "
+        "module reads (x.format.layout, x.format.device_local_layout, x.layout); not exported"
+    )
+
+
 def _strides(x):
-    """Element strides from the array's layout; None when JAX reports none."""
+    """Element strides of the array's layout; BufferError for any layout
+    DLPack cannot describe exactly (tiled, sub-byte, not a permutation)."""
     shape = tuple(x.shape)
-    try:
-        layout = x.format.layout
-    except Exception:  # platforms without layouts: JAX arrays are row-major there
-        layout = None
-    order = tuple(range(len(shape)))  # major to minor
-    if layout is not None:
-        tiling = tuple(getattr(layout, "tiling", ()) or ())
-        if tiling and any(tuple(t) != (1,) * len(t) for t in tiling):
-            raise BufferError(f"the array's layout is tiled ({tiling}); DLPack has no tiles")
-        m2m = getattr(layout, "major_to_minor", None)
-        if m2m is not None:
-            order = tuple(m2m)
+    layout = _device_local_layout(x)
+    tiling = getattr(layout, "tiling", getattr(layout, "_tiling", None))
+    order = getattr(layout, "major_to_minor", None)
+    if tiling is None or order is None:
+        raise BufferError(f"the array's layout {layout!r} has no tiling or major_to_minor; "
+                          "not exported")
+    tiling = tuple(tuple(t) for t in tiling)
+    if any(t != (1,) * len(t) for t in tiling):
+        raise BufferError(f"the array's layout is tiled ({tiling}); DLPack has no tiles")
+    bits = getattr(layout, "sub_byte_element_size_in_bits",
+                   getattr(layout, "_sub_byte_element_size_in_bits", 0))
+    if bits:
+        raise BufferError(f"the array's layout packs {bits}-bit elements; not exported")
+    order = tuple(int(d) for d in order)
+    if sorted(order) != list(range(len(shape))):
+        raise BufferError(f"the array's layout major_to_minor {order} is not a permutation of "
+                          f"its {len(shape)} dimensions; not exported")
     strides = [0] * len(shape)
     step = 1
     for dim in reversed(order):
         strides[dim] = step
         step *= max(shape[dim], 1)
     return strides
+
+
+def _copy_on_device(x):
+    """A new single-device array with x's values in new memory on x's device
+    and memory kind. ``device_put(..., may_alias=False)`` copies from JAX
+    0.6; before that it may hand back x's own buffer, and the copy goes
+    through a fresh host array instead."""
+    y = jax.device_put(x, x.sharding, may_alias=False)
+    if y.unsafe_buffer_pointer() != x.unsafe_buffer_pointer():
+        return y
+    y = jax.device_put(np.array(x, copy=True), x.sharding)
+    if y.unsafe_buffer_pointer() == x.unsafe_buffer_pointer():
+        raise BufferError("JAX made no copy of the array (copy=True)")
+    return y
 
 
 def to_dlpack(x, *, max_version=None, read_only=False, copy=None):
@@ -145,21 +262,23 @@ def to_dlpack(x, *, max_version=None, read_only=False, copy=None):
     immutable; the default leaves it writable, as JAX's own ``__dlpack__``
     does, because pjrt_dlpack and most consumers cannot view read-only
     memory). ``copy=True`` exports a fresh copy made by JAX on the same
-    device; ``copy=False`` and None never copy.
+    device and memory; ``copy=False`` and None never copy. A layout DLPack
+    cannot describe exactly (tiled, packed sub-byte) raises BufferError.
     """
     device = _single_device(x)
     dl = _dl_device(x, device)
     copied = False
     if copy:
-        x = jax.device_put(x, x.sharding, may_alias=False)
+        x = _copy_on_device(x)
         copied = True
     x.block_until_ready()
+    strides = _strides(x)
     versioned = max_version is not None and tuple(max_version)[0] >= 1
     return _core.Client.external_dlpack(
         x.unsafe_buffer_pointer(),
         tuple(x.shape),
         x.dtype.name,
-        _strides(x),
+        strides,
         dl,
         x,
         versioned=versioned,
@@ -272,6 +391,8 @@ def client(target):
     with _lock:
         if name in _clients:
             return _clients[name][1]
+    if not hasattr(be, "unsafe_client_pointer"):
+        raise _needs("0.10.1", "wrapping JAX's PJRT client (Client.unsafe_client_pointer)")
     address = be.unsafe_client_pointer
     if callable(address):  # a method in some jaxlib versions, a property in others
         address = address()
@@ -298,12 +419,30 @@ def _jax_device_for(dl):
     for be in xla_bridge.backends().values():
         for device in be.local_devices():
             try:
-                mine = _core.Client.platform_dl_device(device.platform, None, _hardware_id(device))
+                mine = _core.Client.platform_dl_device(_platform_of(device), None,
+                                                       _hardware_id(device))
             except _core.Error:
                 continue
             if tuple(mine) == tuple(dl):
                 return device
     return None
+
+
+def _to_buffer_impl():
+    """jaxlib's private dlpack_managed_tensor_to_buffer (in jaxlib._jax from
+    JAX 0.6.1, xla_extension before) and whether it takes dl_device_type
+    and copy."""
+    try:
+        from jax._src.lib import _jax as module
+    except ImportError:  # JAX before 0.6.1
+        from jax._src.lib import xla_client
+
+        module = getattr(xla_client, "_xla", None)
+    impl = getattr(module, "dlpack_managed_tensor_to_buffer", None)
+    if impl is None:
+        raise _needs("0.4.35", "pjrt_dlpack.jax.from_dlpack (jaxlib's dlpack_managed_tensor_to_buffer)")
+    signature = getattr(impl, "__doc__", None) or ""
+    return impl, "dl_device_type" in signature, "copy" in signature
 
 
 def from_dlpack(x, device=None):
@@ -314,28 +453,107 @@ def from_dlpack(x, device=None):
     device to place it on; by default the device whose DLDevice (by the
     library's registry) is the tensor's. JAX's public ``jax.dlpack.from_dlpack``
     refuses device types outside its fixed list (``kDLOneAPI`` among them);
-    this calls the private jaxlib function behind it, which works for any
-    device of a C-API platform whose plugin can view the memory
-    (``PJRT_Client_CreateViewOfDeviceBuffer``) -- memory of JAX's own client,
-    such as a buffer of :func:`client`. Private: it may change with any
-    jaxlib release, and raises NotImplementedError where it is missing.
+    this calls the private jaxlib function behind it, which from JAX 0.10.2
+    takes the device type and works for any device of a C-API platform whose
+    plugin can view the memory (``PJRT_Client_CreateViewOfDeviceBuffer``) --
+    memory of JAX's own client, such as a buffer of :func:`client`. Older
+    JAX imports kDLCPU tensors only (NotImplementedError naming 0.10.2 for
+    others). Private: it may change with any jaxlib release.
     """
-    from jax._src.lib import _jax
-
-    impl = getattr(_jax, "dlpack_managed_tensor_to_buffer", None)
-    if impl is None:
-        raise NotImplementedError("this jaxlib has no dlpack_managed_tensor_to_buffer")
+    impl, takes_type, takes_copy = _to_buffer_impl()
     dl = tuple(x.__dlpack_device__())
     if device is None:
         device = _jax_device_for(dl)
         if device is None:
             raise BufferError(f"no JAX device has DLDevice {dl}; pass device=")
+    if not takes_type and int(dl[0]) != _KDL_CPU:
+        raise _needs("0.10.2", f"importing a DLPack tensor of device type {int(dl[0])} into JAX "
+                     "(dlpack_managed_tensor_to_buffer's dl_device_type)")
     # JAX's own consumer asks for a legacy capsule (no max_version); the
     # private function reads that form.
     capsule = x.__dlpack__()
-    try:
+    if takes_type:
         return impl(capsule, device, None, False, int(dl[0]))
-    except TypeError:  # jaxlib before the device-type argument
-        raise NotImplementedError(
-            "this jaxlib's dlpack_managed_tensor_to_buffer does not take a device type"
-        ) from None
+    if takes_copy:  # JAX 0.8.1 to 0.10.1
+        return impl(capsule, device, None, False)
+    return impl(capsule, device, None)
+
+
+_KDL_CPU = 1
+
+
+# --------------------------------------------------------------- shards
+
+
+class ExportedShard(ExportedArray):
+    """One addressable shard of a ``jax.Array``, with DLPack methods:
+    ``index`` (a tuple of slices into the global array), ``device`` (the JAX
+    device), ``replica_id`` and ``array`` (the shard's single-device array)."""
+
+    __slots__ = ("index", "device", "replica_id")
+
+    def __init__(self, shard, *, read_only=False):
+        super().__init__(shard.data, read_only=read_only)
+        self.index = shard.index
+        self.device = shard.device
+        self.replica_id = shard.replica_id
+
+    def __repr__(self):
+        return f"<pjrt_dlpack.jax.ExportedShard {self.array.dtype}{list(self.array.shape)} " \
+               f"index={self.index} on {self.device}>"
+
+
+def export_shards(x, *, read_only=False):
+    """One :class:`ExportedShard` per addressable shard of ``x`` (a
+    single-device array has one), in ``x.addressable_shards`` order. Each
+    describes its shard's memory, zero-copy, on its device's DLDevice."""
+    _check_array(x)
+    return [ExportedShard(s, read_only=read_only) for s in x.addressable_shards]
+
+
+def _shard_items(tensors, sharding):
+    if isinstance(tensors, dict):
+        items = list(tensors.items())
+    else:
+        items = []
+        for t in tensors:
+            device = getattr(t, "device", None)
+            if not isinstance(device, jax.Device):
+                raise TypeError("from_shards takes a dict {jax.Device: tensor} or tensors with a "
+                                f".device (ExportedShard); got {type(t).__name__}")
+            items.append((device, t))
+    wanted = set(sharding.addressable_devices)
+    given = [d for d, _ in items]
+    if len(set(given)) != len(given) or set(given) != wanted:
+        raise ValueError(f"from_shards needs one tensor for each addressable device of the "
+                         f"sharding ({sorted(str(d) for d in wanted)}), got "
+                         f"{[str(d) for d in given]}")
+    return items
+
+
+def _global_shape(items):
+    """The global shape from the shards' indices (ExportedShard.index)."""
+    shape = None
+    for _, t in items:
+        index = getattr(t, "index", None)
+        local = tuple(t.array.shape) if isinstance(t, ExportedArray) else None
+        if index is None or local is None:
+            raise TypeError("from_shards: pass shape= unless the tensors are ExportedShards")
+        dims = [s.stop if s.stop is not None else n for s, n in zip(index, local)]
+        shape = dims if shape is None else [max(a, b) for a, b in zip(shape, dims)]
+    return tuple(shape)
+
+
+def from_shards(tensors, sharding, shape=None):
+    """A ``jax.Array`` of ``sharding`` from one DLPack tensor per addressable
+    device: a dict ``{jax.Device: tensor}``, or tensors with a ``.device``
+    (the :class:`ExportedShard` items of :func:`export_shards`). ``shape``
+    is the global shape; by default the one the shards' ``index`` spans.
+    Each tensor becomes a single-device array through :func:`from_dlpack`
+    (zero-copy where JAX can view the memory, with its release limits), and
+    ``jax.make_array_from_single_device_arrays`` joins them."""
+    items = _shard_items(tensors, sharding)
+    if shape is None:
+        shape = _global_shape(items)
+    arrays = [from_dlpack(t, device=d) for d, t in items]
+    return jax.make_array_from_single_device_arrays(tuple(shape), sharding, arrays)

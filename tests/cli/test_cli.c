@@ -148,6 +148,7 @@ static void test_info_xpu_json(void **state) {
     assert_non_null(strstr(r.out, "\"device_type\":\"kDLOneAPI\""));
     assert_non_null(strstr(r.out, "\"name\":\"Stream\""));
     assert_non_null(strstr(r.out, "\"kind\":\"pinned_host\""));
+    assert_non_null(strstr(r.out, "\"stopped\":null}"));
     cli_run_free(&r);
 }
 

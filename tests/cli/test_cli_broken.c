@@ -75,6 +75,9 @@ CASE(test_bad_extensions, {"bad_extensions", "cpu", {"abi.extensions"}, 1})
 CASE(test_no_size_check, {"no_size_check", "cpu", {"abi.args"}, 1})
 CASE(test_wrong_layout, {"wrong_layout", "cpu", {"export.strided"}, 1})
 CASE(test_same_hardware_id, {"same_hardware_id", "xpu", {"export.fields"}, 1})
+/* Every host buffer crashes, well formed or not: reject.plugin must not
+ * take that for the plugin refusing a malformed one (UNSUPPORTED). */
+CASE(test_buffer_crash, {"buffer_crash", "cpu", {"reject.plugin"}, 1})
 
 /* A plugin without views is limited, not wrong: UNSUPPORTED, exit 0. */
 static void test_no_views(void **state) {
@@ -84,7 +87,28 @@ static void test_no_views(void **state) {
     assert_true(cli_run_command(args, NULL, 280, &r));
     bool ok = r.exit_code == 0 && cli_has_result(r.out, "UNSUPPORTED", "import.views") &&
               cli_has_result(r.out, "UNSUPPORTED", "ondelete.once") &&
-              cli_has_result(r.out, "PASS", "export.types") && strstr(r.out, "\nFAIL") == NULL;
+              cli_has_result(r.out, "PASS", "export.types") && strstr(r.out, "\nFAIL") == NULL &&
+              /* Refusals of malformed views and no-copy imports say nothing
+               * when the well-formed ones fail too: not asked, and said. */
+              strstr(r.out, "malformed views not asked: a well-formed view fails") != NULL &&
+              strstr(r.out, "5 malformed tensors not asked: the same tensor, well formed, does "
+                            "not import without a copy either") != NULL;
+    if (!ok)
+        print_error("exit %d\n--- stdout\n%s\n--- stderr\n%s\n", r.exit_code, r.out, r.err);
+    assert_true(ok);
+    cli_run_free(&r);
+}
+
+/* A plugin that logs to stdout (as Tenstorrent's does) cannot spoil the
+ * report: its line goes to stderr, stdout is the JSON document alone. */
+static void test_check_json_plugin_logs(void **state) {
+    (void)state;
+    const char *args[] = {"check", "--json", cli_broken_plugin("no_client"), NULL};
+    cli_run r;
+    assert_true(cli_run_command(args, NULL, 120, &r));
+    bool ok = r.exit_code == 3 && r.out[0] == '{' &&
+              strstr(r.out, "\"name\":\"abi.entry\",\"status\":\"PASS\"") != NULL &&
+              strstr(r.err, "no_client shim: a log line on stdout") != NULL;
     if (!ok)
         print_error("exit %d\n--- stdout\n%s\n--- stderr\n%s\n", r.exit_code, r.out, r.err);
     assert_true(ok);
@@ -130,6 +154,8 @@ int main(void) {
         cmocka_unit_test(test_same_hardware_id),
         cmocka_unit_test(test_no_views),
         cmocka_unit_test(test_info_probes_unimplemented),
+        cmocka_unit_test(test_buffer_crash),
+        cmocka_unit_test(test_check_json_plugin_logs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

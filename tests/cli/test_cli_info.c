@@ -102,6 +102,39 @@ static void test_client_hang(void **state) {
     cli_run_free(&r);
 }
 
+/* A plugin that crashes after its client was created (every host buffer
+ * aborts): what was read (table, attributes, platform, devices, memories,
+ * the capability rows) is printed, then the crash and its entry point;
+ * exit 1. */
+static void test_crash_after_client(void **state) {
+    (void)state;
+    cli_run r;
+    RUN(&r, "info", cli_broken_plugin("buffer_crash"));
+    expect_exit(&r, 1);
+    expect_clientless_facts(&r);
+    expect_has(&r, r.out, "platform:         cpu");
+    expect_has(&r, r.out, "platform id:      0xf88da91c978c8500");
+    expect_has(&r, r.out, "  device 0: kind \"cpu\", local hardware id 0");
+    expect_has(&r, r.out, "    memory 0: device       -> DLDevice kDLCPU:0  (default)");
+    expect_has(&r, r.out, "  PJRT_Client_BufferFromHostBuffer             provided");
+    expect_has(&r, r.out,
+               "stopped:          the plugin crashed the process in "
+               "PJRT_Client_BufferFromHostBuffer: signal 6");
+    expect_has(&r, r.err, "PJRT_Client_BufferFromHostBuffer: signal 6");
+    cli_run_free(&r);
+    RUN(&r, "info", "--json", cli_broken_plugin("buffer_crash"));
+    expect_exit(&r, 1);
+    assert_int_equal(r.out[0], '{');
+    expect_has(&r, r.out, "\"pjrt_ref_platforms\":\"cpu,xpu\"");
+    expect_has(&r, r.out, "\"client_error\":null,\"platform\":\"cpu\"");
+    expect_has(&r, r.out, "\"dl_device\":{\"device_type\":\"kDLCPU\",\"device_id\":0}");
+    expect_has(&r, r.out, "{\"name\":\"PJRT_Buffer_ToHostBuffer\",\"provided\":true");
+    expect_has(&r, r.out,
+               "\"stopped\":{\"code\":\"CRASH\",\"message\":\"the plugin crashed the process in "
+               "PJRT_Client_BufferFromHostBuffer: signal 6");
+    cli_run_free(&r);
+}
+
 /* dlopen fails: the library it needs is named, on stderr, with the hint. */
 static void test_missing_dependency(void **state) {
     (void)state;
@@ -145,13 +178,10 @@ static void test_xla_cpu(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_client_error),
-        cmocka_unit_test(test_client_error_json),
-        cmocka_unit_test(test_client_abort),
-        cmocka_unit_test(test_client_hang),
-        cmocka_unit_test(test_missing_dependency),
-        cmocka_unit_test(test_extension_loop),
-        cmocka_unit_test(test_xla_cpu),
+        cmocka_unit_test(test_client_error),       cmocka_unit_test(test_client_error_json),
+        cmocka_unit_test(test_client_abort),       cmocka_unit_test(test_client_hang),
+        cmocka_unit_test(test_crash_after_client), cmocka_unit_test(test_missing_dependency),
+        cmocka_unit_test(test_extension_loop),     cmocka_unit_test(test_xla_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

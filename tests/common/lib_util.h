@@ -44,11 +44,17 @@ static inline const char *lib_plugin_path(void) {
 
 /* XLA's CPU plugin, installed by the set-up; a test that needs it fails
  * without it. */
+/* The variable naming the real plugin of the tests/xla suite: XLA's CPU
+ * plugin, or Intel's oneAPI plugin over ze_sim (tests/oneapi). */
+#ifndef LIB_XLA_PLUGIN_ENV
+#define LIB_XLA_PLUGIN_ENV "PJRT_XLA_CPU_PLUGIN"
+#endif
+
 static inline const char *lib_xla_plugin_path(void) {
-    const char *p = getenv("PJRT_XLA_CPU_PLUGIN");
+    const char *p = getenv(LIB_XLA_PLUGIN_ENV);
     if (p == NULL || p[0] == '\0')
-        fail_msg("PJRT_XLA_CPU_PLUGIN is not set to XLA's CPU plugin: run scripts/setup.sh and "
-                 "reconfigure");
+        fail_msg("%s is not set to the plugin: run scripts/setup.sh and reconfigure",
+                 LIB_XLA_PLUGIN_ENV);
     return p;
 }
 

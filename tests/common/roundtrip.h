@@ -6,6 +6,12 @@
 
 #include "lib_util.h"
 
+/* The device type of an exported buffer in its default memory: kDLCPU on
+ * the CPU plugins, kDLOneAPI on Intel's (tests/oneapi). */
+#ifndef LIB_EXPORT_DEVICE_TYPE
+#define LIB_EXPORT_DEVICE_TYPE kDLCPU
+#endif
+
 static inline void lib_fill(unsigned char *p, size_t n, PJRT_Buffer_Type type) {
     for (size_t i = 0; i < n; i++)
         p[i] = type == PJRT_Buffer_Type_PRED ? (unsigned char)(i & 1) : (unsigned char)(i * 7 + 3);
@@ -28,7 +34,7 @@ static inline void lib_round_trip(pjdl_client *client, pjdl_buffer *b, const uns
         assert_int_equal(v->flags & DLPACK_FLAG_BITMASK_IS_COPIED, 0);
         t = &v->dl_tensor;
     }
-    assert_int_equal(t->device.device_type, kDLCPU);
+    assert_int_equal(t->device.device_type, LIB_EXPORT_DEVICE_TYPE);
     assert_int_equal((size_t)t->ndim, pjdl_buffer_ndim(b));
     DLDataType dt;
     LIB_OK(pjdl_dtype_from_pjrt(pjdl_buffer_type(b), &dt));

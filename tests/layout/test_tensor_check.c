@@ -66,16 +66,64 @@ static void test_shape(void **state) {
     t = tensor(1, many, NULL, f32);
     assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "overflow");
 
-    /* A zero makes the product 0 even after an overflowing prefix, but the
-     * compact strides of such a shape still overflow. */
+    /* A zero makes the product 0 even after an overflowing prefix. */
     int64_t zero_after[4] = {INT64_C(1) << 40, INT64_C(1) << 40, INT64_C(1) << 40, 0};
     t = tensor(4, zero_after, NULL, f32);
-    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "compact strides");
-    int64_t zero_strides[4] = {0, 0, 0, 1};
-    t.strides = zero_strides;
     assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
     assert_int_equal(l.num_elements, 0);
     assert_int_equal(l.nbytes, 0);
+}
+
+/* A tensor without elements addresses no memory: its strides, given or
+ * compact, may be of any size, and no stride arithmetic refuses it (issue
+ * 20, defect 6: PyTorch's empty(0, 2**62) has strides (2**62, 1)). */
+static void test_empty_tensor_strides(void **state) {
+    (void)state;
+    pjdl_layout l;
+    int64_t shape[3] = {0, INT64_C(1) << 62, 8};
+    int64_t torch_strides[2] = {INT64_C(1) << 62, 1};
+    int64_t wild[3] = {INT64_MAX, INT64_MIN, INT64_MAX};
+    struct {
+        int32_t ndim;
+        int64_t *strides;
+    } cases[] = {{2, torch_strides}, {2, NULL}, {3, NULL}, {3, wild}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        DLTensor t = tensor(cases[i].ndim, shape, cases[i].strides, f32);
+        t.data = NULL; /* allowed: no elements */
+        assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
+        assert_int_equal(l.num_elements, 0);
+        assert_int_equal(l.nbytes, 0);
+        assert_int_equal(l.kind, PJDL_LAYOUT_ROW_MAJOR);
+        assert_int_equal(l.lo, 0);
+        assert_int_equal(l.hi, 0);
+        for (int32_t d = 0; d < cases[i].ndim; d++)
+            assert_int_equal(l.byte_strides[d], 0);
+    }
+    /* The element count still counts: a product that overflows before the
+     * zero dimension is fine, a shape without a zero is not. */
+    int64_t full[2] = {INT64_C(1) << 62, 8};
+    DLTensor t = tensor(2, full, NULL, f32);
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "overflows int64");
+}
+
+/* A dimension of extent 1 never multiplies its stride: one that overflows in
+ * bytes (PyTorch's (2**62, 1) for shape (1, 4)) describes a valid tensor, and
+ * the same stride on a dimension of extent 2 does not. */
+static void test_unit_dimension_huge_stride(void **state) {
+    (void)state;
+    pjdl_layout l;
+    float data[8] = {0};
+    int64_t shape[2] = {1, 4};
+    int64_t strides[2] = {INT64_C(1) << 62, 1};
+    DLTensor t = tensor(2, shape, strides, f32);
+    t.data = data;
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
+    assert_int_equal(l.num_elements, 4);
+    assert_int_equal(l.byte_strides[0], 0);
+    assert_int_equal(l.byte_strides[1], 4);
+    assert_int_equal(l.kind, PJDL_LAYOUT_ROW_MAJOR);
+    shape[0] = 2;
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "strides[0]");
 }
 
 static void check_dtype(DLDataType dtype, pjdl_code expected, const char *needle) {
@@ -318,6 +366,8 @@ int main(void) {
         cmocka_unit_test(test_null_arguments),
         cmocka_unit_test(test_ndim),
         cmocka_unit_test(test_shape),
+        cmocka_unit_test(test_empty_tensor_strides),
+        cmocka_unit_test(test_unit_dimension_huge_stride),
         cmocka_unit_test(test_dtype),
         cmocka_unit_test(test_strides_overflow),
         cmocka_unit_test(test_byte_offset_and_data),

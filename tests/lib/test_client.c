@@ -166,6 +166,25 @@ static void reregister_platform(void **state) {
     pjdl_client_release(client);
 }
 
+/* The registry's generation changes with every successful registration,
+ * a replacement included, and with nothing else: a failed registration and
+ * lookups leave it. */
+static void platform_generation(void **state) {
+    (void)state;
+    unsigned g0 = pjdl_platform_generation();
+    DLDeviceType type;
+    LIB_OK(pjdl_platform_dl_type("xpu", NULL, &type));
+    assert_int_equal(pjdl_platform_generation(), g0);
+    assert_int_equal(pjdl_register_platform("gen-test", (DLDeviceType)12345, kDLCPU),
+                     PJDL_INVALID_ARGUMENT);
+    assert_int_equal(pjdl_platform_generation(), g0);
+    LIB_OK(pjdl_register_platform("gen-test", kDLExtDev, kDLCPU));
+    unsigned g1 = pjdl_platform_generation();
+    assert_int_not_equal(g1, g0);
+    LIB_OK(pjdl_register_platform("gen-test", kDLExtDev, kDLCPU)); /* the same again */
+    assert_int_not_equal(pjdl_platform_generation(), g1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cpu_client),
@@ -173,6 +192,7 @@ int main(void) {
         cmocka_unit_test(plugin_error_named_once),
         cmocka_unit_test(wrap_foreign),
         cmocka_unit_test(reregister_platform),
+        cmocka_unit_test(platform_generation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

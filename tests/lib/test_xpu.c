@@ -267,6 +267,43 @@ static void two_clients(void **state) {
     pjdl_plugin_release(plugin);
 }
 
+/* Two xpu clients have the same DLDevice: a tensor of the second, offered
+ * to both in the order (first, second), is refused by the first (not its
+ * memory) and taken by the second as a view. With a stream (the first's),
+ * only the first is tried; its error is returned and the caller keeps the
+ * tensor. */
+static void refusal_passes_to_the_next_client(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *clients[2] = {xpu_client(plugin, 0, 0), xpu_client(plugin, 0, 0)};
+    float data[4] = {1, 2, 3, 4};
+    pjdl_buffer *b = upload(clients[1], data, 4), *view = NULL;
+    DLManagedTensorVersioned *t = NULL;
+    LIB_OK(pjdl_buffer_export(b, NULL, &t));
+    pjdl_import_options io = lib_import_options(PJDL_COPY_IF_NEEDED);
+    LIB_OK(pjdl_device_stream(pjdl_client_device(clients[0], 0), &io.stream));
+    io.has_stream = true;
+    assert_int_equal(pjdl_import(clients, 2, t, &io, &view), PJDL_INVALID_ARGUMENT);
+    assert_null(view);
+    io.has_stream = false;
+    LIB_OK(pjdl_import(clients, 2, t, &io, &view));
+    assert_ptr_equal(pjdl_buffer_client(view), clients[1]);
+    void *a = NULL, *v = NULL;
+    LIB_OK(pjdl_buffer_data_pointer(b, &a));
+    LIB_OK(pjdl_buffer_data_pointer(view, &v));
+    assert_ptr_equal(a, v);
+    pjdl_buffer_release(view);
+    /* Offered to the first alone, it is refused with the first's reason. */
+    LIB_OK(pjdl_buffer_export(b, NULL, &t));
+    assert_int_equal(pjdl_import(clients, 1, t, &io, &view), PJDL_INVALID_ARGUMENT);
+    assert_non_null(strstr(pjdl_last_error(), "no zero-copy view"));
+    t->deleter(t);
+    pjdl_buffer_release(b);
+    pjdl_client_release(clients[0]);
+    pjdl_client_release(clients[1]);
+    pjdl_plugin_release(plugin);
+}
+
 /* Pinned host memory of the xpu is kDLCPU: exported and imported as such. */
 static void pinned_host(void **state) {
     lib_fixture *f = *state;
@@ -316,6 +353,7 @@ int main(void) {
         XPU_TEST(copy_into_device, 5000, 0, lib_teardown_clean),
         XPU_TEST(import_with_stream, 2000, 0, lib_teardown),
         cmocka_unit_test(two_clients),
+        cmocka_unit_test(refusal_passes_to_the_next_client),
         XPU_TEST(pinned_host, 0, 0, lib_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

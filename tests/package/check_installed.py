@@ -1,11 +1,17 @@
-"""Checks an installed pjrt_dlpack wheel from inside the virtual environment
-it was installed into (wheel_test.sh). No NumPy here: data goes in as bytes
-and array.array and comes back with Buffer.to_bytes().
+"""Checks an installed pjrt_dlpack from inside the virtual environment it
+was installed into (package_test.sh), from the wheel or from the sdist. No
+NumPy here: data goes in as bytes and array.array and comes back with
+Buffer.to_bytes().
 
-    check_installed.py WHEEL SOURCE_DIR BUILD_DIR
+    check_installed.py wheel WHEEL SOURCE_DIR BUILD_DIR
+    check_installed.py sdist SDIST SOURCE_DIR BUILD_DIR
+
+For a wheel, its files too: the package and nothing else, no path into the
+build folder BUILD_DIR.
 """
 import array
 import importlib.metadata
+import importlib.util
 import os
 import re
 import stat
@@ -14,7 +20,7 @@ import sys
 import sysconfig
 import zipfile
 
-wheel, source_dir, build_dir = sys.argv[1], sys.argv[2], sys.argv[3]
+kind, dist, source_dir, build_dir = sys.argv[1:5]
 failures = []
 
 
@@ -31,33 +37,43 @@ def run(args, **env):
 
 
 # ---------------------------------------------------------- the wheel itself
-ext_suffix = sysconfig.get_config_var("EXT_SUFFIX")
-source_files = {
-    f
-    for f in os.listdir(os.path.join(source_dir, "python", "pjrt_dlpack"))
-    if os.path.isfile(os.path.join(source_dir, "python", "pjrt_dlpack", f))
-}
-expected = {f"pjrt_dlpack/{f}" for f in source_files} | {
-    f"pjrt_dlpack/_pjrt_dlpack{ext_suffix}",
-    "pjrt_dlpack/libpjrt_ref.so",
-    "pjrt_dlpack/libpjrt_dlpack.so.0",
-    "pjrt_dlpack/bin/pjrt-dlpack",
-}
-with zipfile.ZipFile(wheel) as z:
-    infos = {i.filename: i for i in z.infolist()}
-package_files = {n for n in infos if not n.startswith("pjrt_dlpack-")}
-check(package_files == expected, f"the wheel holds the package and nothing else: {sorted(package_files ^ expected)}")
-for name in ("pjrt_dlpack/py.typed", "pjrt_dlpack/__init__.pyi", "pjrt_dlpack/_pjrt_dlpack.pyi"):
-    check(name in infos, f"{name} ships")
-cli = infos.get("pjrt_dlpack/bin/pjrt-dlpack")
-check(cli is not None and (cli.external_attr >> 16) & stat.S_IXUSR, "bin/pjrt-dlpack is executable in the wheel")
-# An absolute RUNPATH into the build folder would work here and nowhere else.
-with zipfile.ZipFile(wheel) as z:
-    tied = [n for n in package_files if os.fsencode(build_dir) in z.read(n)]
-check(not tied, f"no file names the build folder {build_dir}: {tied}")
+def check_wheel_files():
+    ext_suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    source_files = {
+        f
+        for f in os.listdir(os.path.join(source_dir, "python", "pjrt_dlpack"))
+        if os.path.isfile(os.path.join(source_dir, "python", "pjrt_dlpack", f))
+    }
+    expected = {f"pjrt_dlpack/{f}" for f in source_files} | {
+        f"pjrt_dlpack/_pjrt_dlpack{ext_suffix}",
+        "pjrt_dlpack/libpjrt_ref.so",
+        "pjrt_dlpack/libpjrt_dlpack.so.0",
+        "pjrt_dlpack/bin/pjrt-dlpack",
+    }
+    with zipfile.ZipFile(dist) as z:
+        infos = {i.filename: i for i in z.infolist()}
+    # auditwheel's rewrite adds folder entries; the files are what counts.
+    package_files = {n for n in infos if not n.startswith("pjrt_dlpack-") and not n.endswith("/")}
+    check(package_files == expected, f"the wheel holds the package and nothing else: {sorted(package_files ^ expected)}")
+    for name in ("pjrt_dlpack/py.typed", "pjrt_dlpack/__init__.pyi", "pjrt_dlpack/_pjrt_dlpack.pyi"):
+        check(name in infos, f"{name} ships")
+    cli = infos.get("pjrt_dlpack/bin/pjrt-dlpack")
+    check(cli is not None and (cli.external_attr >> 16) & stat.S_IXUSR, "bin/pjrt-dlpack is executable in the wheel")
+    # An absolute RUNPATH into the build folder would work here and nowhere else.
+    with zipfile.ZipFile(dist) as z:
+        tied = [n for n in package_files if os.fsencode(build_dir) in z.read(n)]
+    check(not tied, f"no file names the build folder {build_dir}: {tied}")
+
+
+if kind == "wheel":
+    check_wheel_files()
 
 # ----------------------------------------------------- the installed package
 import pjrt_dlpack  # noqa: E402
+
+# Installed, not built here: the venv has no pip, no setuptools, no backend.
+tools = [m for m in ("pip", "setuptools", "wheel", "scikit_build_core") if importlib.util.find_spec(m)]
+check(not tools, f"no build tools in the venv: {tools}")
 
 package_dir = os.path.dirname(os.path.abspath(pjrt_dlpack.__file__))
 check(package_dir.startswith(os.path.abspath(sys.prefix)), f"imported from the venv: {package_dir}")

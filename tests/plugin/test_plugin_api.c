@@ -69,6 +69,29 @@ static void test_plugin_initialize_and_attributes(void **state) {
     assert_true(found);
 }
 
+/* Clients built against older headers: PJRT_Plugin_Attributes_Args_STRUCT_SIZE
+ * ended at `attributes` (24) until after API 0.60 (JAX 0.6.2 passes it, and
+ * aborts on an error) although num_attributes was there; Client_Create_Args
+ * ended at `client` before kv_try_get_callback (API 0.55). */
+static void test_older_layouts(void **state) {
+    (void)state;
+    const PJRT_Api *api = pu_load();
+    PJRT_Plugin_Attributes_Args a = {.struct_size =
+                                         offsetof(PJRT_Plugin_Attributes_Args, num_attributes)};
+    assert_int_equal(a.struct_size, 24);
+    PU_OK(api->PJRT_Plugin_Attributes(&a));
+    assert_non_null(a.attributes);
+    assert_int_equal(a.num_attributes, 2);
+    a.struct_size = offsetof(PJRT_Plugin_Attributes_Args, attributes);
+    PU_EXPECT_ERROR(api->PJRT_Plugin_Attributes(&a), PJRT_Error_Code_INVALID_ARGUMENT,
+                    "PJRT_Plugin_Attributes_Args: struct_size 16");
+    PJRT_Client_Create_Args c = {.struct_size =
+                                     offsetof(PJRT_Client_Create_Args, kv_try_get_callback)};
+    PU_OK(api->PJRT_Client_Create(&c));
+    assert_non_null(c.client);
+    pu_destroy_client(c.client);
+}
+
 static void test_struct_size_checked(void **state) {
     (void)state;
     const PJRT_Api *api = pu_load();
@@ -454,6 +477,7 @@ int main(void) {
         cmocka_unit_test(test_table_complete),
         cmocka_unit_test(test_unimplemented_slots_name_themselves),
         cmocka_unit_test(test_plugin_initialize_and_attributes),
+        cmocka_unit_test(test_older_layouts),
         cmocka_unit_test(test_struct_size_checked),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_client_options),

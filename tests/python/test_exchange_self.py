@@ -245,3 +245,28 @@ def test_consumer_checks_the_table_version(cpu, table):
     with pytest.raises(TypeError, match="Producer"):
         cpu.from_dlpack(chained())
     assert chained.calls == 0
+
+
+def test_registry_change_reaches_cached_devices(table, xpu):
+    # Issue 20, defect 5: the Buffer cached its __dlpack_device__ tuple and
+    # the table's DLTensor view; after register_platform both said (14, 0)
+    # while the export said (2, 0). Each is made once, then revalidated by
+    # the registry's generation.
+    buf = xpu.buffer(np.arange(4, dtype=np.float32), device=xpu.devices[0])
+
+    def devices():
+        view = table.dltensor(buf).device
+        counter = CountingDeleter(table.managed(buf))
+        exported = counter.tensor.dl_tensor.device
+        seen = [buf.__dlpack_device__(), (view.device_type, view.device_id),
+                (exported.device_type, exported.device_id)]
+        counter.delete()
+        return seen
+
+    assert devices() == [(KDL_ONEAPI, 0)] * 3  # all three cached now
+    try:
+        pjrt_dlpack.register_platform("xpu", pjrt_dlpack.kDLCUDA)
+        assert devices() == [(pjrt_dlpack.kDLCUDA, 0)] * 3
+    finally:
+        pjrt_dlpack.register_platform("xpu", pjrt_dlpack.kDLOneAPI)
+    assert devices() == [(KDL_ONEAPI, 0)] * 3

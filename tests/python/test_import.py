@@ -226,6 +226,90 @@ def test_module_level_from_dlpack_with_device(xpu):
     assert contents(buf, np.int64).tolist() == [0, 1, 2, 3, 4]
 
 
+@pytest.fixture
+def two_xpus(plugin):
+    """Two more xpu clients, made in the order (other, own): both have the
+    DLDevice (kDLOneAPI, 0), each with its own memory and stream, and `other`
+    is the first live client with it."""
+    other = plugin.client(platform="xpu")
+    own = plugin.client(platform="xpu")
+    assert other.devices[0].dlpack_device == own.devices[0].dlpack_device
+    return other, own
+
+
+def assert_view_in(client, buf, source):
+    assert buf.client is client
+    assert buf.unsafe_buffer_pointer() == source.unsafe_buffer_pointer()
+
+
+def test_client_import_of_its_own_buffer_needs_no_other_clients_stream(two_xpus):
+    # Issue 20, defect 2: the exchange API's current_work_stream gave the
+    # stream of the first client with the DLDevice (other's), which own's
+    # CreateViewOfDeviceBuffer refuses. Our own table's exports are ready:
+    # no stream at all.
+    other, own = two_xpus
+    b = own.buffer(np.arange(4, dtype=np.float32), device=own.devices[0])
+    assert_view_in(own, own.from_dlpack(b, copy=False), b)
+    c = other.buffer(np.arange(4, dtype=np.float32), device=other.devices[0])
+    assert_view_in(other, other.from_dlpack(c, copy=False), c)
+
+
+def test_current_work_stream_is_none_when_clients_disagree(two_xpus):
+    # A stream belongs to one client; the call names only a DLDevice.
+    from dlpack_ctypes import Table
+    other, own = two_xpus
+    kind, dev_id = own.devices[0].dlpack_device
+    assert own.devices[0].stream != other.devices[0].stream
+    assert Table(pjrt_dlpack.Buffer).stream(kind, dev_id) is None
+
+
+def test_module_import_prefers_the_producers_client(two_xpus):
+    # Issue 20, defect 3: the module-level from_dlpack took the first live
+    # client with the DLDevice (other) and gave up when its view failed.
+    other, own = two_xpus
+    b = own.buffer(np.arange(4, dtype=np.float32), device=own.devices[0])
+    assert_view_in(own, pjrt_dlpack.from_dlpack(b, copy=False), b)
+
+
+def test_module_import_tries_every_client_with_the_dldevice(two_xpus):
+    # A capsule does not say whose it is: the first client refuses (not its
+    # memory), the next one takes it.
+    other, own = two_xpus
+    b = own.buffer(np.arange(4, dtype=np.float32), device=own.devices[0])
+    for capsule in (b.__dlpack__(max_version=(1, 0)), b.__dlpack__()):
+        assert_view_in(own, pjrt_dlpack.from_dlpack(capsule, copy=False), b)
+
+
+# ------------------------------------------------------- empty tensors
+
+WIDE = 2 ** 62
+
+
+@pytest.mark.parametrize("make", [
+    # PyTorch 2 exports its strides, (2**62, 1).
+    pytest.param(lambda: torch.empty(0, WIDE), id="torch-strides-2**62"),
+    pytest.param(lambda: pjrt_dlpack.Client.external_dlpack(
+        0, (0, WIDE), "float32", None, (pjrt_dlpack.kDLCPU, 0), None), id="null-strides"),
+    pytest.param(lambda: pjrt_dlpack.Client.external_dlpack(
+        0, (0, WIDE, 8), "float32", None, (pjrt_dlpack.kDLCPU, 0), None),
+        id="null-strides-compact-overflow"),
+    pytest.param(lambda: pjrt_dlpack.Client.external_dlpack(
+        0, (0, 3), "float32", (2 ** 63 - 1, -2 ** 63), (pjrt_dlpack.kDLCPU, 0), None),
+        id="wild-strides"),
+])
+@pytest.mark.parametrize("target", ["cpu", "xpu", "xla"])
+def test_empty_tensor_with_huge_strides_is_imported(request, target, make):
+    # Issue 20, defect 6: with no elements no stride arithmetic may fail
+    # (conformance rows 14 and 18 refuse only element counts that overflow).
+    client = request.getfixturevalue(target)
+    x = make()
+    shape = tuple(x.shape) if isinstance(x, torch.Tensor) else None
+    buf = client.from_dlpack(x)
+    assert 0 in buf.shape and buf.nbytes == 0 and buf.to_bytes() == b""
+    if shape is not None:
+        assert buf.shape == shape
+
+
 # ------------------------------------------------------ protocol details
 
 
@@ -292,6 +376,28 @@ def test_producer_errors_propagate(cpu):
 
     with pytest.raises(RuntimeError, match="producer says no"):
         cpu.from_dlpack(Failing())
+
+
+def test_bad_dlpack_device_runs_no_python_with_an_error_pending(cpu):
+    """A __dlpack_device__ whose first entry is no int and whose second runs
+    Python (__index__) raises the first entry's TypeError; the module used
+    to convert both before checking, so __index__ ran with that TypeError
+    pending, and its first C call failed with SystemError (found by
+    fuzz/python)."""
+    class Index:
+        def __index__(self):
+            len(())  # a C function: fails when an exception is pending
+            return 0
+
+    class Producer:
+        def __dlpack_device__(self):
+            return ("1", Index())
+
+        def __dlpack__(self, **kwargs):
+            raise AssertionError("not reached")
+
+    with pytest.raises(TypeError, match="'str' object cannot be interpreted"):
+        cpu.from_dlpack(Producer())
 
 
 def test_copy_false_refuses_a_producer_copy(cpu):

@@ -1,9 +1,5 @@
 """Reference cycles, threads and interpreter shutdown with live exports."""
 import gc
-import os
-import subprocess
-import sys
-import textwrap
 import threading
 import weakref
 
@@ -12,27 +8,7 @@ import pytest
 import torch
 
 import pjrt_dlpack
-
-
-def run_python(code, timeout=120):
-    """Runs `code` in a fresh interpreter with the test environment."""
-    proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        env=dict(os.environ),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-    assert proc.returncode == 0, (
-        f"exit status {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
-    )
-    return proc.stdout
-
-
-PRELUDE = """
-    import os, numpy as np, torch, pjrt_dlpack
-    plugin = pjrt_dlpack.load_plugin(os.environ["PJRT_REF_PLUGIN"])
-"""
+from fresh_python import PRELUDE, run_python
 
 
 class Cycle:

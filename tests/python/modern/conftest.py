@@ -25,5 +25,5 @@ def _need(name, minimum):
 def modern_stack():
     """Every test here needs the whole modern stack: check it once."""
     return {name: _need(name, minimum) for name, minimum in [
-        ("numpy", "2.0.0"), ("torch", "2.4.0"), ("jax", "0.4.30"), ("ml_dtypes", "0.4.0"),
+        ("numpy", "2.0.0"), ("torch", "2.4.0"), ("jax", "0.4.35"), ("ml_dtypes", "0.4.0"),
         ("array_api_strict", "2.0.0")]}

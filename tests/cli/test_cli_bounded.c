@@ -1,0 +1,110 @@
+/* Every call that `info` and `check` make into a plugin is bounded by
+ * --timeout-ms: plugins whose PJRT_Plugin_Initialize, PJRT_Client_Create or
+ * PJRT_Client_BufferFromHostBuffer never returns (tests/broken). The
+ * command returns, names the entry point that did not return, prints what
+ * it read, and exits with the documented code (README.md, "Exit status").
+ * Nothing here measures time: the runner's own limit (and ctest's TIMEOUT)
+ * only keeps a regression from hanging. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "run.h"
+
+#define RUN(r, ...)                                                                                \
+    do {                                                                                           \
+        const char *args_[] = {__VA_ARGS__, NULL};                                                 \
+        assert_true(cli_run_command(args_, NULL, 90, r));                                          \
+    } while (0)
+
+static void expect(const cli_run *r, int code, const char *const *parts) {
+    bool ok = r->exit_code == code;
+    for (size_t i = 0; ok && parts[i] != NULL; i++)
+        ok = strstr(r->out, parts[i]) != NULL;
+    if (!ok) {
+        for (size_t i = 0; parts[i] != NULL; i++)
+            print_error("expected: %s\n", parts[i]);
+        fail_msg("exit %d (signal %d), expected %d\n--- stdout\n%s\n--- stderr\n%s", r->exit_code,
+                 r->signal, code, r->out, r->err);
+    }
+}
+
+static void test_initialize_hangs(void **state) {
+    (void)state;
+    cli_run r;
+    RUN(&r, "info", "--timeout-ms", "1000", cli_broken_plugin("init_hang"));
+    const char *info[] = {"PJRT ABI:         0.114", "extensions:       Stream(3)",
+                          "client:           none: PJRT_Plugin_Initialize did not return "
+                          "within 1.0 s (TIMEOUT)",
+                          NULL};
+    expect(&r, 3, info);
+    cli_run_free(&r);
+    RUN(&r, "check", "--timeout-ms", "1000", cli_broken_plugin("init_hang"));
+    const char *check[] = {"platform: none: PJRT_Plugin_Initialize did not return within 1.0 s",
+                           "PASS        abi.entry", "PASS        abi.extensions",
+                           "SKIPPED     export.types", NULL};
+    expect(&r, 3, check);
+    assert_non_null(strstr(r.err, "PJRT_Plugin_Initialize did not return"));
+    cli_run_free(&r);
+}
+
+static void test_client_creation_hangs(void **state) {
+    (void)state;
+    cli_run r;
+    RUN(&r, "check", "--timeout-ms", "1000", "--json", cli_broken_plugin("client_hang"));
+    const char *check[] = {"\"setup_error\":\"PJRT_Client_Create did not return within 1.0 s\"",
+                           "\"name\":\"abi.entry\",\"status\":\"PASS\"",
+                           "\"name\":\"threads\",\"status\":\"SKIPPED\"", NULL};
+    expect(&r, 3, check);
+    cli_run_free(&r);
+}
+
+/* A hang after the client exists: every check that makes a buffer fails,
+ * naming the entry point; info prints the platform and devices first. */
+static void test_buffer_creation_hangs(void **state) {
+    (void)state;
+    cli_run r;
+    RUN(&r, "check", "--timeout-ms", "1000", cli_broken_plugin("buffer_hang"));
+    const char *check[] = {
+        "platform: cpu pjrt_ref 0.1.0 cpu, 1 device(s)", "PASS        abi.args",
+        "FAIL        export.types     PJRT_Client_BufferFromHostBuffer did not return within 1.0 s",
+        "FAIL        reject.plugin    PJRT_Client_BufferFromHostBuffer did not return within 1.0 s",
+        NULL};
+    expect(&r, 1, check);
+    cli_run_free(&r);
+    RUN(&r, "info", "--timeout-ms", "1000", cli_broken_plugin("buffer_hang"));
+    const char *info[] = {
+        "attribute:        pjrt_ref_platforms = cpu,xpu", "platform:         cpu",
+        "  device 0: kind \"cpu\", local hardware id 0",
+        "stopped:          PJRT_Client_BufferFromHostBuffer did not return within 1.0 s", NULL};
+    expect(&r, 1, info);
+    cli_run_free(&r);
+}
+
+/* One option for both commands, and its default is at most 30 s. */
+static void test_documented(void **state) {
+    (void)state;
+    cli_run r;
+    RUN(&r, "check", "--help");
+    assert_non_null(strstr(r.out, "--timeout-ms N"));
+    assert_non_null(strstr(r.out, "(default 30000)"));
+    cli_run_free(&r);
+    RUN(&r, "info", "--help");
+    assert_non_null(strstr(r.out, "(default 30000)"));
+    cli_run_free(&r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_initialize_hangs),
+        cmocka_unit_test(test_client_creation_hangs),
+        cmocka_unit_test(test_buffer_creation_hangs),
+        cmocka_unit_test(test_documented),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,90 @@
+"""Callbacks that need the GIL once a subinterpreter has existed (issue 20,
+defect 1). CPython 3.10 and 3.11 make PyGILState_Check() answer 1 for good
+after the first subinterpreter; a deleter that must be queued (it runs on a
+thread without the GIL) then ran Python code without it, and the process died
+with "Fatal Python error: PyThreadState_Get". Each case runs in a fresh
+interpreter (run_python), so that a crash fails the test, not pytest."""
+from fresh_python import PRELUDE, run_python
+
+# Creates and destroys a subinterpreter: what broke the GIL test. The module
+# is _interpreters from CPython 3.13 and _xxsubinterpreters before.
+SUBINTERPRETER = """
+    try:
+        import _interpreters as subinterpreters
+    except ImportError:
+        import _xxsubinterpreters as subinterpreters
+    subinterpreters.destroy(subinterpreters.create())
+"""
+
+# An object whose release the test can see: the owner of external memory.
+OWNER = """
+    import gc, weakref
+
+    class Owner:
+        def __init__(self, n):
+            self.array = np.arange(n, dtype=np.float32)
+
+    def external(n):
+        owner = Owner(n)
+        capsule = pjrt_dlpack.Client.external_dlpack(
+            owner.array.ctypes.data, (n,), "float32", None, (pjrt_dlpack.kDLCPU, 0), owner)
+        return capsule, weakref.ref(owner)
+"""
+
+
+def test_owner_released_without_the_gil_after_a_subinterpreter():
+    # Dropping the Buffer releases the library's buffer without the GIL; its
+    # last reference runs the guard deleter, which must queue the owner's
+    # release, then run it once the GIL is back.
+    out = run_python(PRELUDE + SUBINTERPRETER + OWNER + """
+    client = plugin.client(platform="cpu")
+    capsule, owner = external(16)
+    buf = client.from_dlpack(capsule)
+    del capsule
+    view = np.from_dlpack(buf)
+    del view
+    assert owner() is not None
+    del buf
+    gc.collect()
+    assert owner() is None, "the owner was not released"
+    print("ok")
+    """)
+    assert out.strip() == "ok"
+
+
+def test_host_transfer_done_callback_after_a_subinterpreter():
+    # An xpu import copies: the plugin's done_with_host_buffer releases the
+    # producer's tensor, on whatever thread the transfer finishes.
+    out = run_python(PRELUDE + SUBINTERPRETER + OWNER + """
+    xpu = plugin.client(platform="xpu")
+    owners = []
+    for i in range(20):
+        capsule, owner = external(1 << 14)
+        owners.append(owner)
+        buf = xpu.from_dlpack(capsule, device=xpu.devices[0])
+        del capsule
+        buf.block_until_ready()
+        assert buf.to_bytes() == np.arange(1 << 14, dtype=np.float32).tobytes()
+        del buf
+    xpu.buffer(np.zeros(1, np.float32)).block_until_ready()  # drains the queue
+    gc.collect()
+    assert all(o() is None for o in owners), "an owner was not released"
+    print("ok")
+    """)
+    assert out.strip() == "ok"
+
+
+def test_allocator_without_the_gil_after_a_subinterpreter():
+    # The exchange API's allocator called from C without the GIL (ctypes
+    # releases it) must take the GIL, not run the registry walk without it.
+    out = run_python(PRELUDE + SUBINTERPRETER + """
+    from dlpack_ctypes import Table
+    table = Table(pjrt_dlpack.Buffer)
+    client = plugin.client(platform="cpu")
+    address, errors = table.allocate((2, 3), with_gil=False)
+    assert not errors, errors
+    buf = table.to_object(address)
+    assert buf.shape == (2, 3) and buf.to_bytes() == bytes(24)
+    print("ok")
+    """)
+    assert out.strip() == "ok"
