@@ -56,3 +56,34 @@ size_t pjdl__element_type_size(PJRT_Buffer_Type type) {
         return 0;
     return t->bits / 8;
 }
+
+bool pjdl__element_type_packed(PJRT_Buffer_Type type) {
+    const pjdl__element_type *t = pjdl__element_type_of(type);
+    return t != NULL && (t->bits == 1 || t->bits == 2 || t->bits == 4);
+}
+
+size_t pjdl__packed_size(size_t n, unsigned bits) {
+    return n / 8 * bits + (n % 8 * bits + 7) / 8;
+}
+
+void pjdl__bits_pack(uint8_t *dst, const uint8_t *src, size_t n, unsigned bits) {
+    const unsigned mask = (1u << bits) - 1;
+    size_t bytes = pjdl__packed_size(n, bits);
+    for (size_t k = 0; k < bytes; k++) {
+        /* The elements with a bit in byte k: from the one holding bit 8k to
+         * the one holding bit 8k + 7 (or the last). */
+        unsigned acc = 0;
+        uint64_t first = (uint64_t)k * 8 / bits, last = ((uint64_t)k * 8 + 7) / bits;
+        for (uint64_t i = first; i <= last && i < n; i++) {
+            int64_t shift = (int64_t)(i * bits) - (int64_t)k * 8;
+            unsigned v = src[i] & mask;
+            acc |= shift >= 0 ? v << shift : v >> -shift;
+        }
+        dst[k] = (uint8_t)acc;
+    }
+}
+
+void pjdl__bits_unpack(uint8_t *dst, const uint8_t *src, size_t n, unsigned bits) {
+    for (size_t i = 0; i < n; i++)
+        dst[i] = pjdl__bits_get(src, i, bits);
+}

@@ -11,7 +11,9 @@
  *       (minor_to_major + tiles), strides, or a too-small struct_size;
  *       bit 5 host byte strides given, bit 6 a wrong num_byte_strides,
  *       bit 7 NULL dims;
- *   type (1): PJRT_Buffer_Type = value % 40 (invalid and sub-byte included);
+ *   type (1): PJRT_Buffer_Type = value % 40 (invalid and sub-byte included;
+ *       sub-byte arrays are one element per byte on the host, compared in
+ *       their low bits);
  *   ndim selector (1): < 0xF8 value % 6, else 8, 63, 64, 65, 200, ...;
  *   dims: ndim entries (fz_dim);
  *   host byte strides: ndim entries, each 1 byte: < 0xE0 (value - 0x70)
@@ -20,7 +22,7 @@
  *       ndim entries as for host strides.
  *
  * The harness decides independently which metadata must be rejected
- * (unknown or sub-byte type, negative dimension, element count or byte size
+ * (unknown type or one without data, negative dimension, element count or byte size
  * overflowing, a host stride span that overflows, a wrong stride count;
  * only the element sizes are the plugin's own, common/element_type.c):
  * those calls get a tiny dummy source and must fail with INVALID_ARGUMENT or
@@ -105,7 +107,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     PJRT_Buffer_Type type = (PJRT_Buffer_Type)(fz_u8(&r) % 40);
     uint8_t sel = fz_u8(&r);
     size_t ndim = sel < 0xF8 ? sel % 6 : odd_ndims[sel - 0xF8];
-    size_t es = pjdl__element_type_size(type); /* 0: the plugin must refuse the type */
+    /* Bytes per element on the host, 1 for a sub-byte type (one per byte,
+     * its low bits kept: `mask`); 0: the plugin must refuse the type. */
+    const pjdl__element_type *info = pjdl__element_type_of(type);
+    bool sub_byte = info != NULL && info->bits > 0 && info->bits < 8;
+    size_t es = sub_byte ? 1 : pjdl__element_type_size(type);
+    unsigned char mask = sub_byte ? (unsigned char)((1u << info->bits) - 1) : 0xff;
 
     int64_t dims[MAX_STORED], strides[MAX_STORED], lstrides[MAX_STORED], m2m[MAX_STORED];
     for (size_t i = 0; i < ndim; i++)
@@ -220,7 +227,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint64_t step = elements / 4096 + 1;
     for (uint64_t lin = 0; lin < elements; lin += step) {
         int64_t off = -lo + fz_offset(lin, dims, ndim, strides);
-        if (memcmp(out + lin * es, src + off, es) != 0)
+        if (es == 1 ? ((out[lin] ^ src[off]) & mask) != 0
+                    : memcmp(out + lin * es, src + off, es) != 0)
             die("read-back element differs from the source", "");
     }
     free(out);

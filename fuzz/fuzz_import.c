@@ -22,13 +22,16 @@
  *
  * The harness works out by itself what must be rejected (ndim out of range,
  * NULL shape, a negative dimension, an element count that overflows, bits or
- * lanes 0, a device the cpu client has not, another DLPack major version,
- * padded sub-byte tensors) and gives those a tiny dummy buffer; otherwise it
+ * lanes 0, a device the cpu client has not, another DLPack major version)
+ * and gives those a tiny dummy buffer; otherwise it
  * allocates exactly the bytes the strides reach and places the data so that
  * the lowest byte touched is the allocation's first (AddressSanitizer then
  * catches any read outside the tensor). On success the buffer's contents
  * are read back and compared with a naive strided walk; after release the
- * deleter must have run exactly once. On failure the deleter must not have
+ * deleter must have run exactly once. Sub-byte dtypes (bits 1..7) are one
+ * element per byte when flagged padded, else packed (element i at bit
+ * i * bits, negative strides not described), and compared in their low
+ * bits with the buffer's host form. On failure the deleter must not have
  * run, the code must be INVALID_ARGUMENT, UNIMPLEMENTED or NOT_FOUND and the
  * message not empty. Any violation aborts. */
 #include <stdbool.h>
@@ -81,13 +84,30 @@ static int64_t stride(fz_reader *r) {
 
 /* The element size in bytes of a dtype the harness understands (0 if not). */
 static size_t elem_bytes(DLDataType d) {
+    if (d.lanes == 1 && d.bits > 0 && d.bits < 8)
+        return 1; /* sub-byte: counted in elements, one per byte on the host */
     unsigned bits = (unsigned)d.bits * d.lanes;
     return bits == 0 || bits % 8 ? 0 : bits / 8;
 }
 
 /* Reads the buffer back and compares it with the source, element by element. */
+/* Element `off` of a tensor: its bytes, or for a sub-byte dtype of `bits`
+ * bits its value (packed or not) in the low bits of one byte. */
+static const unsigned char *element_at(const unsigned char *base, int64_t off, unsigned bits,
+                                       bool packed, unsigned char *tmp) {
+    if (bits == 0)
+        return base + off;
+    unsigned v = packed
+                     ? (unsigned)base[off * bits / 8] |
+                           (off * bits % 8 + bits > 8 ? (unsigned)base[off * bits / 8 + 1] << 8 : 0)
+                     : base[off];
+    *tmp = (unsigned char)((packed ? v >> (off * bits % 8) : v) & ((1u << bits) - 1));
+    return tmp;
+}
+
 static void compare(pjdl_buffer *buf, const unsigned char *base, const int64_t *shape, int32_t n,
-                    const int64_t *byte_strides, size_t es, uint64_t elements) {
+                    const int64_t *byte_strides, size_t es, uint64_t elements, unsigned bits,
+                    bool packed) {
     uint64_t nbytes = elements * es;
     if (pjdl_buffer_size_bytes(buf) != nbytes)
         fail("the buffer's size differs from the tensor's");
@@ -104,7 +124,11 @@ static void compare(pjdl_buffer *buf, const unsigned char *base, const int64_t *
     uint64_t step = elements / 4096 + 1;
     for (uint64_t lin = 0; lin < elements; lin += step) {
         int64_t off = fz_offset(lin, shape, (size_t)n, byte_strides);
-        if (memcmp(out + lin * es, base + off, es) != 0)
+        unsigned char want, got;
+        const unsigned char *w = element_at(base, off, bits, packed, &want);
+        const unsigned char *g =
+            bits ? element_at(out, (int64_t)lin, bits, false, &got) : out + lin * es;
+        if (memcmp(g, w, es) != 0)
             fail("imported element differs from the source");
     }
     free(out);
@@ -158,8 +182,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     /* What must be rejected, decided without the library. */
     bool reject = ndim < 0 || ndim > 64 || (null_shape && ndim > 0) || dtype.bits == 0 ||
-                  (flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED && !legacy) ||
                   (bad_version && !legacy) || device.device_type != kDLCPU || (int)copy == 7;
+    unsigned sub_bits = dtype.lanes == 1 && dtype.bits < 8 ? dtype.bits : 0;
+    bool packed = sub_bits && (legacy || !(flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED));
     /* kDLCPU with any device_id is host memory (dlpack.h gives it id 0, and
      * the library accepts the others as the host): not a reason to refuse. */
     uint64_t elements = 1;
@@ -188,7 +213,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         int64_t width;
         backed = ok && fz_span(shape, (size_t)ndim, byte_strides, es, &lo, &hi) &&
-                 !__builtin_sub_overflow(hi, lo, &width) && width <= MAX_SPAN;
+                 !__builtin_sub_overflow(hi, lo, &width) && width <= MAX_SPAN &&
+                 (!packed || lo == 0);
+        if (packed) /* [0, hi) elements: the bytes their bits reach */
+            hi = (hi * sub_bits + 7) / 8;
     }
     if (!reject && !backed && es != 0)
         return 0; /* plausible but too large (or unrepresentable) to back */
@@ -240,7 +268,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fail("accepted a tensor whose memory the harness could not describe");
     if (__atomic_load_n(&deleted, __ATOMIC_SEQ_CST) > 1)
         fail("the deleter ran more than once during import");
-    compare(buf, base, shape, ndim, byte_strides, es, elements);
+    compare(buf, base, shape, ndim, byte_strides, es, elements, sub_bits, packed);
     pjdl_buffer_release(buf);
     /* The deleter may come from a plugin thread once PJRT lets go. */
     for (int i = 0; i < 2000 && __atomic_load_n(&deleted, __ATOMIC_SEQ_CST) == 0; i++)

@@ -274,9 +274,10 @@ PJDL_API uint64_t pjdl_platform_id(const char *name, size_t len);
  * later registration of the same name replaces the earlier one, built-ins
  * included. Platform names are compared without regard to case (jax-metal
  * says "METAL"); memory kinds are compared exactly. Built in: cpu (kDLCPU), cuda (kDLCUDA /
- * kDLCUDAHost), rocm (kDLROCM / kDLROCMHost), xpu, oneapi and sycl (kDLOneAPI), metal (kDLMetal),
- * vulkan (kDLVulkan), opencl (kDLOpenCL), webgpu (kDLWebGPU), hexagon (kDLHexagon), maia (kDLMAIA),
- * trn (kDLTrn). INVALID_ARGUMENT for an empty name or a device type DLPack does not define. */
+ * kDLCUDAHost), rocm (kDLROCM / kDLROCMHost), xpu, oneapi and sycl (kDLOneAPI), metal, mps and mtl
+ * (kDLMetal), vulkan (kDLVulkan), opencl (kDLOpenCL), webgpu (kDLWebGPU), hexagon (kDLHexagon),
+ * maia (kDLMAIA), trn (kDLTrn), tpu (kDLTPU / kDLTPUHost). INVALID_ARGUMENT for an empty name or a
+ * device type DLPack does not define. */
 PJDL_API pjdl_code pjdl_register_platform(const char *platform_name, DLDeviceType device_type,
                                           DLDeviceType host_memory_type);
 
@@ -299,7 +300,7 @@ PJDL_API pjdl_code pjdl_platform_dl_type(const char *platform_name, const char *
 PJDL_API const char *pjdl_dl_device_type_name(DLDeviceType type);
 
 /* Whether memory of `type` can be read by the host CPU with plain loads:
- * kDLCPU, kDLCUDAHost and kDLROCMHost. kDLCUDAManaged is not: reading it
+ * kDLCPU, kDLCUDAHost, kDLROCMHost and kDLTPUHost. kDLCUDAManaged is not: reading it
  * while a device stream writes it needs a synchronization this library
  * cannot do. Such memory is what the library copies from when a view is
  * impossible. */
@@ -315,11 +316,16 @@ PJDL_API bool pjdl_dl_device_same(DLDevice a, DLDevice b);
 /* PJRT element type <-> DLPack dtype (lanes 1). Every type of at least 8
  * bits that DLPack can express maps both ways: PRED <-> kDLBool 8, signed and
  * unsigned integers, F16/F32/F64, BF16, C64/C128 (kDLComplex 64/128) and the
- * float8 family (DLPack 1.1 codes). Others are UNIMPLEMENTED naming the
- * type. */
+ * float8 family (DLPack 1.1 codes); so do the sub-byte types: S4/U4, S2/U2,
+ * S1/U1 <-> kDLInt/kDLUInt of 4, 2, 1 bits, F4E2M1FN <-> kDLFloat4_e2m1fn 4,
+ * F6E2M3FN/F6E3M2FN <-> kDLFloat6_* 6. Others (TOKEN, INVALID, lanes > 1,
+ * kDLBcomplex) are UNIMPLEMENTED naming the type. How sub-byte data is laid
+ * out (packed or one element per byte) is the tensor's business: see
+ * docs/design.md, "Sub-byte types". */
 PJDL_API pjdl_code pjdl_dtype_from_pjrt(PJRT_Buffer_Type type, DLDataType *out);
 PJDL_API pjdl_code pjdl_dtype_to_pjrt(DLDataType dtype, PJRT_Buffer_Type *out);
-/* Bytes per element of a PJRT type, 0 for sub-byte or unknown types. */
+/* Bytes per element of a PJRT type, 0 for sub-byte or unknown types (a
+ * sub-byte buffer's pjdl_buffer_size_bytes counts one byte per element). */
 PJDL_API size_t pjdl_pjrt_type_size(PJRT_Buffer_Type type);
 /* "f32", "bf16", "pred", ...: a static string; "invalid" if unknown. */
 PJDL_API const char *pjdl_pjrt_type_name(PJRT_Buffer_Type type);
@@ -382,7 +388,9 @@ PJDL_API pjdl_memory *pjdl_buffer_memory(const pjdl_buffer *buffer);
 PJDL_API PJRT_Buffer_Type pjdl_buffer_type(const pjdl_buffer *buffer);
 PJDL_API size_t pjdl_buffer_ndim(const pjdl_buffer *buffer);
 PJDL_API const int64_t *pjdl_buffer_dims(const pjdl_buffer *buffer);
-/* Bytes of the logical array, compact: product of dims times element size. */
+/* Bytes of the logical array, compact: product of dims times element size;
+ * for a sub-byte type one byte per element, the form pjdl_buffer_to_host and
+ * pjdl_buffer_from_host use (PJRT's host form: the element in the low bits). */
 PJDL_API size_t pjdl_buffer_size_bytes(const pjdl_buffer *buffer);
 /* The DLDevice of the buffer's memory (see pjdl_device_dl). */
 PJDL_API pjdl_code pjdl_buffer_dl_device(const pjdl_buffer *buffer, DLDevice *out);
@@ -457,12 +465,16 @@ typedef struct pjdl_export_options {
  * extension), the plugin's error for a stream it rejects (e.g. on a platform
  * without streams), INVALID_ARGUMENT (bad options, or a dl_device that is
  * neither the buffer's nor the host). On failure nothing changes, and a
- * failed transfer-mode export leaves the buffer usable. */
+ * failed transfer-mode export leaves the buffer usable. Sub-byte types: a
+ * zero-copy tensor is the device memory as it is, packed (1, 2, 4 bits) or
+ * one element per byte flagged IS_SUBBYTE_TYPE_PADDED (the 6-bit floats); a
+ * copy is one element per byte, flagged padded. */
 PJDL_API pjdl_code pjdl_buffer_export(pjdl_buffer *buffer, const pjdl_export_options *options,
                                       DLManagedTensorVersioned **out);
 
 /* The same for the pre-1.0 DLManagedTensor (no flags: a read-only request
- * is refused with INVALID_ARGUMENT unless a copy is allowed). */
+ * is refused with INVALID_ARGUMENT unless a copy is allowed, and sub-byte
+ * data is always packed: padded memory is exported as a packed copy). */
 PJDL_API pjdl_code pjdl_buffer_export_legacy(pjdl_buffer *buffer,
                                              const pjdl_export_options *options,
                                              DLManagedTensor **out);
@@ -498,7 +510,7 @@ typedef struct pjdl_import_options {
  * all refuse, the first one's error is returned. Zero-copy when the
  * plugin can view the memory (compact row-major or a compact permutation,
  * aligned to the element size, and writable); otherwise, when `copy` allows
- * and the memory is host-reachable (kDLCPU, kDLCUDAHost, kDLROCMHost), the
+ * and the memory is host-reachable (kDLCPU, kDLCUDAHost, kDLROCMHost, kDLTPUHost), the
  * data is copied. ALWAYS always copies.
  *
  * Ownership: on success the library owns `tensor` and calls its deleter
@@ -508,7 +520,11 @@ typedef struct pjdl_import_options {
  * tensor is validated; a bad one is INVALID_ARGUMENT naming it. A read-only
  * tensor is never viewed as writable: it is copied or refused. A tensor of
  * another DLPack major version is INVALID_ARGUMENT (the caller decides
- * whether to call its deleter).
+ * whether to call its deleter). Sub-byte tensors are packed unless flagged
+ * IS_SUBBYTE_TYPE_PADDED (legacy tensors: always packed); one whose form is
+ * not PJRT's for its type (packed for 1, 2 and 4 bits, one element per byte
+ * for the 6-bit floats) is copied. float4_e2m1fn with 2 lanes (PyTorch's
+ * float4_e2m1fn_x2) becomes float4_e2m1fn with its last dimension doubled.
  *
  * Errors: NOT_FOUND (no client has a device for the tensor's DLDevice),
  * INVALID_ARGUMENT / UNIMPLEMENTED saying why no view was possible when

@@ -2,6 +2,7 @@
  * references and data pointers. */
 #include <string.h>
 
+#include "element_type.h" /* common/: packed sub-byte types */
 #include "ref_internal.h"
 
 PJRT_Error *ref_shape_init(ref_shape *shape, const char *fn, PJRT_Buffer_Type type,
@@ -41,6 +42,12 @@ PJRT_Error *ref_shape_init(ref_shape *shape, const char *fn, PJRT_Buffer_Type ty
         return REF_INVALID("%s: the array's size in bytes overflows", fn);
     shape->num_elements = elements;
     shape->size = bytes;
+    /* Packed sub-byte types take fewer bytes on the device, as in XLA. */
+    shape->packed_bits = 0;
+    if (pjdl__element_type_packed(type)) {
+        shape->packed_bits = pjdl__element_type_of(type)->bits;
+        shape->size = pjdl__packed_size(elements, shape->packed_bits);
+    }
     if (layout != NULL) {
         err = ref_layout_parse(layout, fn, shape->dims, num_dims, shape->element_size,
                                shape->minor_to_major);
@@ -79,6 +86,7 @@ static PJRT_Error *buffer_alloc(ref_memory *memory, const ref_shape *shape, int 
         memcpy(b->strides, shape->strides, n * sizeof(int64_t));
     }
     b->size = shape->size;
+    b->packed_bits = shape->packed_bits;
     b->ready = ready;
     atomic_init(&b->parts, parts);
     pthread_mutex_init(&b->mu, NULL);

@@ -341,6 +341,10 @@ struct PJRT_Buffer {
     int64_t *minor_to_major;
     int64_t *strides; /* byte strides of the dense layout */
     size_t size;      /* bytes */
+    /* Bits per element of a packed sub-byte type (element_type.h), else 0:
+     * size is then the packed size, and element_size and strides describe
+     * the host form, one element per byte. */
+    unsigned packed_bits;
     PJRT_Event *ready;
     pthread_mutex_t mu;
     bool deleted;
@@ -363,7 +367,8 @@ typedef struct ref_shape {
     int64_t minor_to_major[REF_MAX_DIMS];
     int64_t strides[REF_MAX_DIMS];
     size_t num_elements;
-    size_t size;
+    size_t size;          /* bytes in device memory */
+    unsigned packed_bits; /* see PJRT_Buffer.packed_bits */
 } ref_shape;
 
 /* Validates type and dims (fn names the entry point in messages) and sets a
@@ -394,7 +399,8 @@ PJRT_Error *ref_resolve_memory(PJRT_Client *client, PJRT_Device *device, ref_mem
 
 /* ---------------------------------------------------------------- layout */
 
-/* Size in bytes of an element type; errors for sub-byte and invalid types. */
+/* Size in bytes of an element type on the host: 1 for a sub-byte type (one
+ * element per byte); errors for invalid types and those without data. */
 PJRT_Error *ref_type_size(PJRT_Buffer_Type type, const char *fn, size_t *size);
 const char *ref_type_name(PJRT_Buffer_Type type);
 /* Converts a requested layout into a dense minor_to_major order. */

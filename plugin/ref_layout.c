@@ -18,12 +18,7 @@ PJRT_Error *ref_type_size(PJRT_Buffer_Type type, const char *fn, size_t *size) {
         return REF_INVALID("%s: unknown element type %d", fn, (int)type);
     if (info->bits == 0)
         return REF_INVALID("%s: element type %s cannot be stored in a buffer", fn, info->pjrt_name);
-    if (info->bits % 8 != 0)
-        return ref_error(PJRT_Error_Code_UNIMPLEMENTED,
-                         "%s: element type %s is smaller than a byte; the pjrt_ref plugin does not "
-                         "support sub-byte element types",
-                         fn, info->pjrt_name);
-    *size = info->bits / 8;
+    *size = info->bits < 8 ? 1 : info->bits / 8; /* sub-byte: one per byte on the host */
     return NULL;
 }
 

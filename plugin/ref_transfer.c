@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "element_type.h" /* common/: packing sub-byte elements */
 #include "ref_internal.h"
 
 /* A queued copy: waits for `op.wait` (the source's ready event, if any),
@@ -22,6 +23,10 @@ typedef struct transfer_op {
     char *dst;
     size_t num_dims;
     size_t element_size;
+    /* Packed sub-byte data (element_type.h): pack_bits packs the gathered
+     * host elements into dst, unpack_bits unpacks src before the scatter;
+     * either is 0 for a plain copy. */
+    unsigned pack_bits, unpack_bits;
     int64_t dims[REF_MAX_DIMS];
     int64_t src_strides[REF_MAX_DIMS];
     int64_t dst_strides[REF_MAX_DIMS];
@@ -48,6 +53,35 @@ static void finish(transfer_op *t, PJRT_Error_Code code, const char *message) {
     ref_event_release(wait);
 }
 
+/* The copy of an op: a strided copy, with a pack or unpack of sub-byte
+ * elements through a one-byte-per-element staging area. Packed device
+ * memory is in the buffer's layout order: its strides (src_strides or
+ * dst_strides) are the dense one-byte strides of that layout. */
+static bool transfer_copy(transfer_op *t) {
+    if (t->pack_bits == 0 && t->unpack_bits == 0) {
+        ref_strided_copy(t->dst, t->dst_strides, t->src, t->src_strides, t->dims, t->num_dims,
+                         t->element_size);
+        return true;
+    }
+    size_t n = 1; /* checked not to overflow when the buffer was made */
+    for (size_t i = 0; i < t->num_dims; i++)
+        n *= (size_t)t->dims[i];
+    uint8_t *tmp = n ? ref_alloc_data(t->client, n) : NULL;
+    if (n != 0 && tmp == NULL)
+        return false;
+    if (t->pack_bits != 0 && n != 0) {
+        ref_strided_copy((char *)tmp, t->dst_strides, t->src, t->src_strides, t->dims, t->num_dims,
+                         1);
+        pjdl__bits_pack((uint8_t *)t->dst, tmp, n, t->pack_bits);
+    } else if (n != 0) {
+        pjdl__bits_unpack(tmp, (const uint8_t *)t->src, n, t->unpack_bits);
+        ref_strided_copy(t->dst, t->dst_strides, (const char *)tmp, t->src_strides, t->dims,
+                         t->num_dims, 1);
+    }
+    ref_free_data(t->client, tmp);
+    return true;
+}
+
 static void transfer_run(ref_op *op, PJRT_Error_Code status, const char *message) {
     transfer_op *t = (transfer_op *)op;
     if (status != PJRT_Error_Code_OK) {
@@ -62,8 +96,12 @@ static void transfer_run(ref_op *op, PJRT_Error_Code status, const char *message
         finish(t, PJRT_Error_Code_INTERNAL, msg);
         return;
     }
-    ref_strided_copy(t->dst, t->dst_strides, t->src, t->src_strides, t->dims, t->num_dims,
-                     t->element_size);
+    if (!transfer_copy(t)) {
+        finish(t, PJRT_Error_Code_RESOURCE_EXHAUSTED,
+               "pjrt_ref: out of memory unpacking sub-byte "
+               "elements");
+        return;
+    }
     finish(t, PJRT_Error_Code_OK, NULL);
 }
 
@@ -100,8 +138,12 @@ static void transfer_submit(transfer_op *t, ref_stream *stream) {
         finish(t, code, message);
         return;
     }
-    ref_strided_copy(t->dst, t->dst_strides, t->src, t->src_strides, t->dims, t->num_dims,
-                     t->element_size);
+    if (!transfer_copy(t)) {
+        finish(t, PJRT_Error_Code_RESOURCE_EXHAUSTED,
+               "pjrt_ref: out of memory unpacking sub-byte "
+               "elements");
+        return;
+    }
     finish(t, PJRT_Error_Code_OK, NULL);
 }
 
@@ -215,7 +257,7 @@ PJRT_Error *ref_PJRT_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffe
                      sem == PJRT_HostBufferSemantics_kMutableZeroCopy;
     ref_stream *stream = stream_of(memory);
     if (stream == NULL && zero_copy && shape.size > 0 && ((uintptr_t)args->data % 16) == 0 &&
-        same_strides(&shape, src_strides))
+        same_strides(&shape, src_strides) && shape.packed_bits == 0)
         return alias_host(args, memory, &shape, fn);
 
     ref_mem *mem;
@@ -230,8 +272,10 @@ PJRT_Error *ref_PJRT_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffe
     PJRT_Event *done =
         async_source ? ref_event_new() : ref_event_new_ready(PJRT_Error_Code_OK, NULL);
     void *staging = NULL;
+    /* Staged in the host form (one byte per sub-byte element), packed by the op. */
+    size_t host_size = shape.num_elements * shape.element_size;
     if (stream != NULL && !async_source && shape.size > 0)
-        staging = ref_alloc_data(client, shape.size);
+        staging = ref_alloc_data(client, host_size);
     if (t == NULL || ready == NULL || done == NULL ||
         (stream != NULL && !async_source && shape.size > 0 && staging == NULL)) {
         ref_free(client, t);
@@ -242,6 +286,7 @@ PJRT_Error *ref_PJRT_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffe
         return ref_error_oom(fn);
     }
     memcpy(t->dst_strides, shape.strides, shape.num_dims * sizeof(int64_t));
+    t->pack_bits = shape.packed_bits;
     t->dst_mem = ref_mem_retain(mem);
     t->dst = mem->data;
     set_host_source(t, &shape, args->data, src_strides, staging);
@@ -295,11 +340,21 @@ static transfer_op *transfer_reading(PJRT_Buffer *b, ref_mem *src, const char *w
     return t;
 }
 
+/* The number of elements of `b` (0 for an empty buffer). */
+static size_t buffer_elements(const PJRT_Buffer *b) {
+    size_t n = 1; /* checked not to overflow when the buffer was made */
+    for (size_t i = 0; i < b->num_dims; i++)
+        n *= (size_t)b->dims[i];
+    return n;
+}
+
 static PJRT_Error *host_layout_strides(PJRT_Buffer *b, const PJRT_Buffer_MemoryLayout *layout,
                                        const char *fn, int64_t *strides, size_t *needed) {
+    /* The host form: one byte per element of a packed sub-byte type. */
+    size_t host_size = b->packed_bits ? buffer_elements(b) : b->size;
     if (layout == NULL) {
         memcpy(strides, b->strides, b->num_dims * sizeof(int64_t));
-        *needed = b->size;
+        *needed = host_size;
         return NULL;
     }
     /* Not checked: layouts from XLA's C-API client carry no struct_size (see
@@ -310,7 +365,7 @@ static PJRT_Error *host_layout_strides(PJRT_Buffer *b, const PJRT_Buffer_MemoryL
         if (err != NULL)
             return err;
         ref_dense_strides(b->dims, b->num_dims, b->element_size, m2m, strides);
-        *needed = b->size;
+        *needed = host_size;
         return NULL;
     }
     if (layout->type != PJRT_Buffer_MemoryLayout_Type_Strides)
@@ -333,7 +388,7 @@ static PJRT_Error *host_layout_strides(PJRT_Buffer *b, const PJRT_Buffer_MemoryL
                            fn);
     if (!ref_strides_disjoint(b->dims, b->num_dims, b->element_size, strides))
         return REF_INVALID("%s: host_layout byte strides make elements overlap", fn);
-    *needed = b->size == 0 ? 0 : (size_t)hi;
+    *needed = host_size == 0 ? 0 : (size_t)hi;
     return NULL;
 }
 
@@ -363,6 +418,7 @@ PJRT_Error *ref_PJRT_Buffer_ToHostBuffer(PJRT_Buffer_ToHostBuffer_Args *args) {
     if (t == NULL)
         return ref_error_oom(fn);
     memcpy(t->src_strides, b->strides, b->num_dims * sizeof(int64_t));
+    t->unpack_bits = b->packed_bits;
     t->dst = args->dst;
     memcpy(t->dst_strides, dst_strides, sizeof(t->dst_strides));
     transfer_submit(t, stream_of(b->memory));
@@ -388,21 +444,31 @@ static PJRT_Error *copy_to(PJRT_Buffer *b, ref_memory *dst_memory, const char *f
         return err;
     }
     PJRT_Event *ready = NULL;
-    transfer_op *t = transfer_reading(b, src, "a device-to-device copy", b->num_dims,
-                                      b->element_size, b->dims, &ready);
+    /* Packed sub-byte memory is copied byte for byte, as one dimension. */
+    int64_t bytes[1] = {(int64_t)b->size};
+    transfer_op *t = transfer_reading(
+        b, src, "a device-to-device copy", b->packed_bits ? 1 : b->num_dims,
+        b->packed_bits ? 1 : b->element_size, b->packed_bits ? bytes : b->dims, &ready);
     if (t == NULL) {
         ref_mem_release(dst);
         return ref_error_oom(fn);
     }
-    ref_shape shape = {
-        .type = b->type, .element_size = b->element_size, .num_dims = b->num_dims, .size = b->size};
+    ref_shape shape = {.type = b->type,
+                       .element_size = b->element_size,
+                       .num_dims = b->num_dims,
+                       .size = b->size,
+                       .packed_bits = b->packed_bits};
     memcpy(shape.dims, b->dims, b->num_dims * sizeof(int64_t));
     memcpy(shape.minor_to_major, b->minor_to_major, b->num_dims * sizeof(int64_t));
     memcpy(shape.strides, b->strides, b->num_dims * sizeof(int64_t));
     t->dst_mem = ref_mem_retain(dst);
     t->dst = dst->data;
-    memcpy(t->src_strides, b->strides, b->num_dims * sizeof(int64_t));
-    memcpy(t->dst_strides, b->strides, b->num_dims * sizeof(int64_t));
+    if (b->packed_bits) {
+        t->src_strides[0] = t->dst_strides[0] = 1;
+    } else {
+        memcpy(t->src_strides, b->strides, b->num_dims * sizeof(int64_t));
+        memcpy(t->dst_strides, b->strides, b->num_dims * sizeof(int64_t));
+    }
     PJRT_Buffer *nb;
     if ((err = ref_buffer_new(dst_memory, &shape, dst, ready, &nb)) != NULL) {
         t->ready = NULL;

@@ -155,11 +155,18 @@ static PyObject *client_buffer(PyObject *obj, PyObject *args, PyObject *kwargs) 
             return NULL;
         }
     }
-    Py_buffer view;
-    if (PyObject_GetBuffer(source, &view, PyBUF_RECORDS_RO) < 0)
+    PJRT_Buffer_Type type = PJRT_Buffer_Type_INVALID;
+    PyObject *ml_view = pjpy_ml_dtypes_view(source, &type); /* ml_dtypes: its bytes */
+    if (ml_view == NULL && PyErr_Occurred())
         return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(ml_view ? ml_view : source, &view, PyBUF_RECORDS_RO) < 0) {
+        Py_XDECREF(ml_view);
+        return NULL;
+    }
     PyObject *result = NULL;
-    PJRT_Buffer_Type type = pjpy_type_from_format(view.format, view.itemsize);
+    if (ml_view == NULL)
+        type = pjpy_type_from_format(view.format, view.itemsize);
     if (type == PJRT_Buffer_Type_INVALID)
         goto done;
     int64_t dims[PyBUF_MAX_NDIM];
@@ -181,6 +188,7 @@ static PyObject *client_buffer(PyObject *obj, PyObject *args, PyObject *kwargs) 
     result = pjpy_buffer_new(obj, buffer);
 done:
     PyBuffer_Release(&view);
+    Py_XDECREF(ml_view);
     return result;
 }
 

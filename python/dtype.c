@@ -5,6 +5,7 @@
 
 #include "pjdl_py.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const char *pjpy_dtype_name(PJRT_Buffer_Type type) {
@@ -167,4 +168,33 @@ PJRT_Buffer_Type pjpy_type_from_format(const char *format, Py_ssize_t itemsize) 
                      "bool, integer, float16/32/64 or complex64/128 format",
                      format ? format : "B", itemsize);
     return t;
+}
+
+PyObject *pjpy_ml_dtypes_view(PyObject *obj, PJRT_Buffer_Type *type) {
+    PyObject *dtype = PyObject_GetAttrString(obj, "dtype");
+    PyObject *kind = dtype ? PyObject_GetAttrString(dtype, "kind") : NULL;
+    PyObject *name = kind ? PyObject_GetAttrString(dtype, "name") : NULL;
+    PyObject *size = name ? PyObject_GetAttrString(dtype, "itemsize") : NULL;
+    PyObject *view = NULL;
+    const char *k = size && PyUnicode_Check(kind) ? PyUnicode_AsUTF8(kind) : NULL;
+    const char *n = k && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+    long itemsize = n ? PyLong_AsLong(size) : -1;
+    for (int t = PJRT_Buffer_Type_PRED; n && strcmp(k, "V") == 0 && t <= PJRT_Buffer_Type_F6E3M2FN;
+         t++) {
+        const char *known = pjpy_dtype_name((PJRT_Buffer_Type)t);
+        if (known == NULL || strcmp(known, n) != 0 || itemsize < 1 || itemsize > 8)
+            continue;
+        char unsigned_of_size[8];
+        snprintf(unsigned_of_size, sizeof unsigned_of_size, "u%ld", itemsize);
+        view = PyObject_CallMethod(obj, "view", "s", unsigned_of_size);
+        *type = (PJRT_Buffer_Type)t;
+        break;
+    }
+    if (view == NULL && PyErr_ExceptionMatches(PyExc_AttributeError))
+        PyErr_Clear(); /* not an array with a dtype: not ours to judge */
+    Py_XDECREF(size);
+    Py_XDECREF(name);
+    Py_XDECREF(kind);
+    Py_XDECREF(dtype);
+    return view;
 }

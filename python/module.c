@@ -119,6 +119,9 @@ static const struct {
     {"kDLHexagon", kDLHexagon},
     {"kDLMAIA", kDLMAIA},
     {"kDLTrn", kDLTrn},
+    {"kDLTPU", kDLTPU},
+    {"kDLTPUHost", kDLTPUHost},
+    {"kDLAscend", kDLAscend},
 };
 
 static int register_atexit(PyObject *module) {

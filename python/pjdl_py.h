@@ -250,6 +250,13 @@ int pjpy_dl_dtype_from_name(const char *name, const char *what, DLDataType *out)
 /* The PJRT type of a PEP 3118 format string with the given item size, or
  * PJRT_Buffer_Type_INVALID with a TypeError set naming the format. */
 PJRT_Buffer_Type pjpy_type_from_format(const char *format, Py_ssize_t itemsize);
+/* For a NumPy array of an ml_dtypes type (bfloat16, float8_*, int4, uint4,
+ * int2, uint2, float4_e2m1fn: NumPy kind 'V' under a name pjpy_dtype_name
+ * gives), which the buffer protocol cannot describe: a new reference to a
+ * view of its memory as unsigned integers of the same item size, and its
+ * PJRT type in *type. Sub-byte types are one element per byte there, PJRT's
+ * host form. NULL without an exception for any other object. */
+PyObject *pjpy_ml_dtypes_view(PyObject *obj, PJRT_Buffer_Type *type);
 
 /* ---------------------------------------------------------- executables */
 

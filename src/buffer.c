@@ -89,9 +89,7 @@ static pjdl_code read_layout(pjdl_buffer *b) {
     set_compact(b);
     b->layout_code = PJDL_OK;
     if (b->elem_size == 0) {
-        b->layout_code = pjdl__fail(PJDL_UNIMPLEMENTED,
-                                    "element type %s is smaller than a byte; DLPack cannot "
-                                    "describe its layout",
+        b->layout_code = pjdl__fail(PJDL_UNIMPLEMENTED, "element type %s has no data",
                                     pjdl_pjrt_type_name(b->type));
     } else if (PJDL_HAS(p, PJRT_Buffer_GetMemoryLayout)) {
         PJRT_Buffer_GetMemoryLayout_Args a = {
@@ -113,7 +111,12 @@ static pjdl_code read_layout(pjdl_buffer *b) {
 }
 
 static pjdl_code compute_size(pjdl_buffer *b) {
-    b->elem_size = pjdl_pjrt_type_size(b->type);
+    /* Sub-byte types count one byte per element: their host form. The
+     * layout's strides are then element strides, which is what DLPack
+     * wants for packed data too. */
+    const pjdl__element_type *info = pjdl__element_type_of(b->type);
+    b->elem_size =
+        info != NULL && info->bits > 0 && info->bits < 8 ? 1 : pjdl_pjrt_type_size(b->type);
     size_t n = 1;
     /* A zero anywhere makes an empty buffer, whatever the other dimensions
      * (they may be huge: their product is never used). */

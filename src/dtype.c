@@ -9,8 +9,10 @@
 #include "error.h"
 
 /* The DLPack type code of each PJRT element type DLPack can carry: every
- * type of whole bytes. Names and bits per element (the DLPack bits too) are
- * common/element_type.c's, shared with the reference plugin. */
+ * type with data, sub-byte ones included (DLPack 1.1 sub-byte dtypes: int
+ * and uint of 1, 2 and 4 bits, float4_e2m1fn, float6_*). Names and bits per
+ * element (the DLPack bits too) are common/element_type.c's, shared with the
+ * reference plugin. */
 typedef struct {
     bool exchangeable;
     uint8_t code;
@@ -41,6 +43,15 @@ static const dl_code_of_type dl_codes[PJDL_ELEMENT_TYPE_COUNT] = {
     DL(F8E4M3, kDLFloat8_e4m3),
     DL(F8E3M4, kDLFloat8_e3m4),
     DL(F8E8M0FNU, kDLFloat8_e8m0fnu),
+    DL(S4, kDLInt),
+    DL(U4, kDLUInt),
+    DL(S2, kDLInt),
+    DL(U2, kDLUInt),
+    DL(S1, kDLInt),
+    DL(U1, kDLUInt),
+    DL(F4E2M1FN, kDLFloat4_e2m1fn),
+    DL(F6E2M3FN, kDLFloat6_e2m3fn),
+    DL(F6E3M2FN, kDLFloat6_e3m2fn),
 };
 #undef DL
 _Static_assert(PJDL_ELEMENT_TYPE_COUNT <= 256, "dl_to_pjrt stores PJRT types in a byte");
@@ -63,16 +74,9 @@ pjdl_code pjdl_dtype_from_pjrt(PJRT_Buffer_Type type, DLDataType *out) {
         return pjdl__fail(PJDL_UNIMPLEMENTED,
                           "PJRT element type %d is unknown to this library (newer plugin?)",
                           (int)type);
-    if (!dl_codes[type].exchangeable) {
-        if (info->bits == 0)
-            return pjdl__fail(PJDL_UNIMPLEMENTED,
-                              "PJRT element type %s has no data and no DLPack equivalent",
-                              info->name);
+    if (!dl_codes[type].exchangeable)
         return pjdl__fail(PJDL_UNIMPLEMENTED,
-                          "PJRT element type %s has %u bits per element: sub-byte types cannot "
-                          "be exchanged through DLPack by this library",
-                          info->name, info->bits);
-    }
+                          "PJRT element type %s has no data and no DLPack equivalent", info->name);
     out->code = dl_codes[type].code;
     out->bits = (uint8_t)info->bits;
     out->lanes = 1;
@@ -108,6 +112,7 @@ static const dl_code_info *dl_code(uint8_t code) {
         [kDLFloat6_e2m3fn] = {"float6_e2m3fn", 6},
         [kDLFloat6_e3m2fn] = {"float6_e3m2fn", 6},
         [kDLFloat4_e2m1fn] = {"float4_e2m1fn", 4},
+        [kDLBcomplex] = {"bcomplex", 0}, /* DLPack main: no PJRT type has it */
     };
     if (code >= sizeof codes / sizeof codes[0] || codes[code].name == NULL)
         return NULL;
@@ -145,22 +150,16 @@ pjdl_code pjdl__dl_dtype_check(DLDataType dtype, size_t *elem_size) {
     if (info->fixed_bits != 0 && dtype.bits != info->fixed_bits)
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "dtype.bits is %u for %s: must be %u",
                           (unsigned)dtype.bits, info->name, info->fixed_bits);
-    if (dtype.bits % 8 != 0) {
-        if (dtype.bits < 8)
-            return pjdl__fail(PJDL_UNIMPLEMENTED,
-                              "dtype %s has %u bits per element: sub-byte types are not "
-                              "supported",
-                              pjdl__dl_dtype_format(dtype, name), (unsigned)dtype.bits);
+    if (dtype.bits % 8 != 0 && dtype.bits > 8)
         return pjdl__fail(PJDL_INVALID_ARGUMENT,
                           "dtype.bits is %u for %s: must be a multiple of 8 (or below 8)",
                           (unsigned)dtype.bits, info->name);
-    }
     if (dtype.lanes != 1)
         return pjdl__fail(PJDL_UNIMPLEMENTED,
                           "dtype %s has %u lanes: vector types are not supported (lanes must "
                           "be 1)",
                           pjdl__dl_dtype_format(dtype, name), (unsigned)dtype.lanes);
-    *elem_size = dtype.bits / 8;
+    *elem_size = dtype.bits < 8 ? 1 : dtype.bits / 8; /* sub-byte: one per byte, padded */
     return PJDL_OK;
 }
 
@@ -196,11 +195,27 @@ static void dl_to_pjrt_build(void) {
     }
 }
 
+/* The sub-byte PJRT type of a (code, bits < 8), INVALID if none: a search
+ * of the few sub-byte rows. */
+static PJRT_Buffer_Type sub_byte_type(DLDataType dtype) {
+    for (unsigned t = 0; t < PJDL_ELEMENT_TYPE_COUNT; t++) {
+        const pjdl__element_type *info = pjdl__element_type_of((PJRT_Buffer_Type)t);
+        if (info != NULL && info->bits == dtype.bits && dl_codes[t].exchangeable &&
+            dl_codes[t].code == dtype.code)
+            return (PJRT_Buffer_Type)t;
+    }
+    return PJRT_Buffer_Type_INVALID;
+}
+
 pjdl_code pjdl__dtype_to_pjrt_checked(DLDataType dtype, PJRT_Buffer_Type *out) {
     pthread_once(&dl_to_pjrt_once, dl_to_pjrt_build);
     int k = size_index(dtype.bits);
     if (dtype.code < DL_CODES && k >= 0 && dl_to_pjrt[dtype.code][k] != 0) {
         *out = (PJRT_Buffer_Type)dl_to_pjrt[dtype.code][k];
+        return PJDL_OK;
+    }
+    if (dtype.bits < 8 && sub_byte_type(dtype) != PJRT_Buffer_Type_INVALID) {
+        *out = sub_byte_type(dtype);
         return PJDL_OK;
     }
     char name[PJDL_DTYPE_NAME_MAX];

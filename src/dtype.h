@@ -11,13 +11,14 @@
 /* Room for any string pjdl__dl_dtype_format writes. */
 #define PJDL_DTYPE_NAME_MAX 48
 
-/* Checks that `dtype` describes whole bytes of memory: a known type code,
- * lanes 1, bits a positive multiple of 8 (bool exactly 8, float8 codes
- * exactly 8). On success *elem_size is bits / 8. INVALID_ARGUMENT for values
- * no DLPack producer may use (unknown code, 0 bits or lanes, bool of 16
- * bits, ...); UNIMPLEMENTED for valid dtypes the library does not handle
- * (lanes > 1, sub-byte types such as int4 or float4_e2m1fn). The message
- * names the dtype. Does not clear or set anything on success. */
+/* Checks that `dtype` is one the library can hold: a known type code,
+ * lanes 1, bits a positive multiple of 8 or below 8 (bool and float8 exactly
+ * 8, float6 6, float4 4). On success *elem_size is bits / 8, and 1 for a
+ * sub-byte dtype (its size one element per byte, padded; packed tensors are
+ * measured by the caller). INVALID_ARGUMENT for values no DLPack producer
+ * may use (unknown code, 0 bits or lanes, bool of 16 bits, 12 bits, ...);
+ * UNIMPLEMENTED for lanes > 1. The message names the dtype. Does not clear
+ * or set anything on success. */
 pjdl_code pjdl__dl_dtype_check(DLDataType dtype, size_t *elem_size);
 
 /* pjdl_dtype_to_pjrt for a dtype pjdl__dl_dtype_check accepted: no second

@@ -9,11 +9,19 @@
  * no lock of its own and calls the plugin only to pin (and, in the deleter,
  * to unpin): the state flags are read atomically, readiness is remembered by
  * the buffer, and the data pointer and dtype are kept by the buffer after
- * the first such export (see known_data). */
+ * the first such export (see known_data).
+ *
+ * Sub-byte types (docs/design.md, "Sub-byte types"): a zero-copy export
+ * hands out the device memory as it is, packed for 1, 2 and 4 bits and one
+ * element per byte for the 6-bit floats (flagged IS_SUBBYTE_TYPE_PADDED,
+ * which a legacy tensor cannot say: it gets a packed copy instead). A host
+ * copy holds PJRT's host form, one element per byte: flagged padded in a
+ * versioned tensor, packed in place for a legacy one. */
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "element_type.h"
 #include "internal.h"
 #include "platform.h"
 
@@ -188,6 +196,12 @@ static pjdl_code ctx_new(size_t ndim, export_ctx **out) {
     return PJDL_OK;
 }
 
+/* The bits per element of a sub-byte buffer, 0 for whole bytes. */
+static unsigned sub_byte_bits(const pjdl_buffer *b) {
+    const pjdl__element_type *t = pjdl__element_type_of(b->type);
+    return t != NULL && t->bits > 0 && t->bits < 8 ? t->bits : 0;
+}
+
 /* Zero-copy: pin, take the data pointer, make it ready. */
 static pjdl_code export_view(pjdl_buffer *b, const pjdl_export_options *o, DLDevice own,
                              export_ctx *ctx, export_plan *plan) {
@@ -202,11 +216,14 @@ static pjdl_code export_view(pjdl_buffer *b, const pjdl_export_options *o, DLDev
         return code;
     memcpy(ctx->dims + b->ndim, b->strides, b->ndim * sizeof(int64_t));
     plan->tensor.device = own;
+    if (sub_byte_bits(b) != 0 && !pjdl__element_type_packed(b->type))
+        plan->flags |= DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
     return PJDL_OK;
 }
 
-/* Host copy, compact row-major, marked IS_COPIED. */
-static pjdl_code export_copy(pjdl_buffer *b, export_ctx *ctx, export_plan *plan) {
+/* Host copy, compact row-major, marked IS_COPIED; sub-byte elements padded
+ * (versioned) or packed (legacy, which has no flag to say padded). */
+static pjdl_code export_copy(pjdl_buffer *b, bool versioned, export_ctx *ctx, export_plan *plan) {
     ctx->host_data = pjdl__aligned_alloc(b->size_bytes);
     if (ctx->host_data == NULL)
         return pjdl__fail(PJDL_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte host copy",
@@ -220,6 +237,10 @@ static pjdl_code export_copy(pjdl_buffer *b, export_ctx *ctx, export_plan *plan)
     plan->tensor.data = ctx->host_data;
     plan->tensor.device = (DLDevice){kDLCPU, 0};
     plan->flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
+    if (sub_byte_bits(b) != 0 && versioned)
+        plan->flags |= DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
+    else if (sub_byte_bits(b) != 0)
+        pjdl__bits_pack(ctx->host_data, ctx->host_data, b->size_bytes, sub_byte_bits(b));
     return PJDL_OK;
 }
 
@@ -234,6 +255,8 @@ static const char *copy_reason(const pjdl_buffer *b, const pjdl_export_options *
         return "the requested dl_device is not the buffer's";
     if (!versioned && o->read_only)
         return "a legacy DLManagedTensor cannot be marked read-only";
+    if (!versioned && sub_byte_bits(b) != 0 && !pjdl__element_type_packed(b->type))
+        return "a legacy DLManagedTensor cannot say that sub-byte elements are padded";
     return NULL;
 }
 
@@ -269,7 +292,7 @@ static pjdl_code export_fill(pjdl_buffer *b, const pjdl_export_options *o, bool 
         return pjdl__fail(PJDL_INVALID_ARGUMENT,
                           "export can copy only to the host (kDLCPU), not to device type %d",
                           (int)o->dl_device.device_type);
-    return export_copy(b, ctx, plan);
+    return export_copy(b, versioned, ctx, plan);
 }
 
 static void plan_finish(pjdl_buffer *b, const pjdl_export_options *o, export_ctx *ctx,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "element_type.h"
 #include "import.h"
 #include "platform.h"
 
@@ -49,6 +50,19 @@ static const char *view_obstacle(const import_job *job, pjdl_code *code) {
     if (job->layout.kind == PJDL_LAYOUT_STRIDED)
         return job->layout.why_strided ? job->layout.why_strided
                                        : "the strides are not a compact layout";
+    /* DLPack main: a Metal tensor's data is an id<MTLBuffer>, handed to the
+     * plugin as is; an address inside the object cannot be made from it. */
+    if (job->tensor->device.device_type == kDLMetal && job->tensor->byte_offset != 0 &&
+        job->layout.num_elements != 0)
+        return "a kDLMetal tensor's data is an id<MTLBuffer>, which a byte_offset cannot be "
+               "added to";
+    if (job->tensor->dtype.bits < 8 &&
+        (job->layout.packed_bits != 0) != pjdl__element_type_packed(job->type))
+        return job->layout.packed_bits != 0
+                   ? "the tensor's sub-byte elements are packed, and PJRT buffers of its type "
+                     "hold one element per byte"
+                   : "the tensor's sub-byte elements are padded (one per byte), and PJRT "
+                     "buffers of its type are packed";
     if (!job->layout.aligned)
         return "the data is not aligned to its element size";
     if (!PJDL_HAS(job->client->plugin, PJRT_Client_CreateViewOfDeviceBuffer)) {
@@ -138,6 +152,51 @@ static pjdl_code import_pjrt(import_job *job, DLManagedTensorVersioned *v, DLMan
     return import_as_copy(job, v, l, out);
 }
 
+/* A sub-byte tensor without the padded flag is packed (DLPack's default):
+ * its layout, measured one element per byte, counts elements; nbytes and hi
+ * become packed sizes. Negative strides are refused (a packed element's
+ * bits are found from its non-negative offset). */
+static pjdl_code packed_layout(pjdl_layout *l, unsigned bits) {
+    if (l->lo < 0)
+        return pjdl__fail(PJDL_UNIMPLEMENTED, "import: a packed sub-byte tensor with negative "
+                                              "strides is not supported");
+    l->packed_bits = bits;
+    l->nbytes = pjdl__packed_size((size_t)l->num_elements, bits);
+    l->hi = (int64_t)pjdl__packed_size((size_t)l->hi, bits);
+    return PJDL_OK;
+}
+
+/* PyTorch's float4_e2m1fn_x2 is kDLFloat4_e2m1fn with 2 lanes: each
+ * element a byte of two packed fp4 values, the first in the low bits. That
+ * is a packed F4E2M1FN array whose last dimension is twice as long, which
+ * is how it is imported (the last dimension must be contiguous). */
+static pjdl_code fp4x2_as_scalars(import_job *job, const DLTensor *t) {
+    int32_t n = t->ndim;
+    if (n < 1 || n > PJDL_MAX_RANK || t->shape == NULL)
+        return pjdl__fail(PJDL_UNIMPLEMENTED,
+                          "import: a float4_e2m1fn_x2 tensor needs 1 to %d "
+                          "dimensions (the last holds the pairs), not %d",
+                          PJDL_MAX_RANK, (int)n);
+    int64_t *shape = job->scalar_dims, *strides = job->scalar_dims + PJDL_MAX_RANK;
+    bool ok = t->strides == NULL || t->strides[n - 1] == 1 || t->shape[n - 1] <= 1;
+    for (int32_t i = 0; ok && i < n; i++) {
+        shape[i] = t->shape[i];
+        strides[i] = t->strides ? t->strides[i] : 0;
+        ok = !__builtin_mul_overflow(strides[i], 2, &strides[i]);
+    }
+    if (!ok || __builtin_mul_overflow(shape[n - 1], 2, &shape[n - 1]))
+        return pjdl__fail(PJDL_UNIMPLEMENTED, "import: a float4_e2m1fn_x2 tensor's last dimension "
+                                              "must be contiguous (stride 1), and its strides "
+                                              "doubled must fit in int64");
+    strides[n - 1] = 1;
+    job->scalars = *t;
+    job->scalars.dtype.lanes = 1;
+    job->scalars.shape = shape;
+    job->scalars.strides = t->strides ? strides : NULL;
+    job->tensor = &job->scalars;
+    return PJDL_OK;
+}
+
 static pjdl_code job_prepare(import_job *job, const DLTensor *t,
                              const pjdl_import_options *options) {
     PJDL_TRY(pjdl__copy_options(options, options ? options->struct_size : 0, sizeof job->options,
@@ -146,9 +205,14 @@ static pjdl_code job_prepare(import_job *job, const DLTensor *t,
     if (c != PJDL_COPY_IF_NEEDED && c != PJDL_COPY_NEVER && c != PJDL_COPY_ALWAYS)
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "import: unknown copy setting %d", (int)c);
     job->tensor = t;
+    if (t->dtype.code == kDLFloat4_e2m1fn && t->dtype.bits == 4 && t->dtype.lanes == 2)
+        PJDL_TRY(fp4x2_as_scalars(job, t));
+    t = job->tensor;
     pjdl_code code = pjdl__tensor_check(t, &job->layout);
     if (code == PJDL_OK)
         code = pjdl__dtype_to_pjrt_checked(t->dtype, &job->type);
+    if (code == PJDL_OK && t->dtype.bits < 8 && !job->padded)
+        code = packed_layout(&job->layout, t->dtype.bits);
     return code;
 }
 
@@ -210,13 +274,14 @@ static pjdl_code import_into_clients(import_job *job, pjdl_client *const *client
 }
 
 static pjdl_code import_any(pjdl_client *const *clients, size_t n, const DLTensor *t,
-                            bool read_only, DLManagedTensorVersioned *v, DLManagedTensor *l,
+                            uint64_t flags, DLManagedTensorVersioned *v, DLManagedTensor *l,
                             const pjdl_import_options *options, pjdl_buffer **out) {
     /* Field by field: job.layout has room for PJDL_MAX_RANK dimensions and
      * pjdl__tensor_check fills only what the tensor has. */
     import_job job;
     job.options = (pjdl_import_options)PJDL_IMPORT_OPTIONS_INIT;
-    job.read_only = read_only;
+    job.read_only = (flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
+    job.padded = (flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) != 0;
     job.type = PJRT_Buffer_Type_INVALID;
     job.client = NULL;
     job.device = NULL;
@@ -252,12 +317,8 @@ pjdl_code pjdl_import(pjdl_client *const *clients, size_t num_clients,
                           tensor->version.major, tensor->version.minor,
                           (unsigned long long)(tensor->flags & ~known), DLPACK_MAJOR_VERSION,
                           DLPACK_MINOR_VERSION);
-    if (tensor->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED)
-        return pjdl__fail(PJDL_UNIMPLEMENTED, "pjdl_import: padded sub-byte tensors are not "
-                                              "supported");
-    bool read_only = (tensor->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
-    return import_any(clients, num_clients, &tensor->dl_tensor, read_only, tensor, NULL, options,
-                      out);
+    return import_any(clients, num_clients, &tensor->dl_tensor, tensor->flags, tensor, NULL,
+                      options, out);
 }
 
 pjdl_code pjdl_import_legacy(pjdl_client *const *clients, size_t num_clients,
@@ -267,5 +328,6 @@ pjdl_code pjdl_import_legacy(pjdl_client *const *clients, size_t num_clients,
     if (tensor == NULL || out == NULL)
         return pjdl__fail(PJDL_INVALID_ARGUMENT,
                           "pjdl_import_legacy: tensor and out must not be NULL");
-    return import_any(clients, num_clients, &tensor->dl_tensor, false, NULL, tensor, options, out);
+    /* No flags: sub-byte elements are packed, DLPack's default. */
+    return import_any(clients, num_clients, &tensor->dl_tensor, 0, NULL, tensor, options, out);
 }

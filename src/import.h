@@ -29,12 +29,17 @@ typedef struct import_job {
     pjdl_layout layout;
     PJRT_Buffer_Type type;
     bool read_only;
+    bool padded; /* the tensor says IS_SUBBYTE_TYPE_PADDED */
     pjdl_import_options options;
     pjdl_client *client;
     pjdl_device *device;
     pjdl_memory *memory;
     DLDevice target_dl; /* the DLDevice of (device, memory) */
     import_owner *owner;
+    /* A float4_e2m1fn tensor of 2 lanes (PyTorch's float4_e2m1fn_x2) seen
+     * as scalars, its last dimension doubled: `tensor` then points here. */
+    DLTensor scalars;
+    int64_t scalar_dims[2 * PJDL_MAX_RANK]; /* shape, then strides */
 } import_job;
 
 /* The address of the tensor's first element. An empty tensor's data may be

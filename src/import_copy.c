@@ -4,9 +4,11 @@
  * producer's memory is released when the plugin is done reading it
  * (done_with_host_buffer). Anything else (broadcast, negative strides,
  * unaligned data, a plugin that refuses the strides) is first packed into a
- * compact staging copy. */
+ * compact staging copy. A packed sub-byte tensor is always staged: unpacked
+ * into PJRT's host form, one element per byte. */
 #include <stdlib.h>
 
+#include "element_type.h"
 #include "import.h"
 
 static bool plugin_refused(pjdl_code code) {
@@ -16,7 +18,7 @@ static bool plugin_refused(pjdl_code code) {
 /* Whether the plugin may read the tensor in place: aligned, not empty, and
  * positive strides that never make two elements overlap (gaps are fine). */
 static bool direct_ok(const pjdl_layout *l) {
-    if (!l->aligned || l->num_elements == 0)
+    if (!l->aligned || l->num_elements == 0 || l->packed_bits != 0)
         return false;
     int64_t stride[PJDL_MAX_RANK], extent[PJDL_MAX_RANK];
     int n = 0;
@@ -86,15 +88,38 @@ static pjdl_code copy_direct(import_job *job, PJRT_Buffer **out) {
     return code;
 }
 
-/* Packs the tensor compactly first; the source is free once packed. */
+/* Unpacks a packed sub-byte tensor (non-negative element strides in
+ * byte_strides) into dst, one element per byte, row-major. */
+static void unpack_strided(uint8_t *dst, const uint8_t *src, const pjdl_layout *l) {
+    int64_t idx[PJDL_MAX_RANK] = {0};
+    uint64_t off = 0;
+    for (uint64_t i = 0; i < l->num_elements; i++) {
+        dst[i] = pjdl__bits_get(src, off, l->packed_bits);
+        for (int32_t d = l->ndim; d-- > 0;) {
+            if (++idx[d] < l->shape[d]) {
+                off += (uint64_t)l->byte_strides[d];
+                break;
+            }
+            off -= (uint64_t)(l->shape[d] - 1) * (uint64_t)l->byte_strides[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+/* Packs the tensor compactly first (unpacks packed sub-byte elements); the
+ * source is free once staged. */
 static pjdl_code copy_staged(import_job *job, PJRT_Buffer **out) {
     const pjdl_plugin *p = job->client->plugin;
-    void *staging = pjdl__aligned_alloc(job->layout.nbytes);
+    const pjdl_layout *l = &job->layout;
+    size_t size = l->packed_bits != 0 ? (size_t)l->num_elements : l->nbytes;
+    void *staging = pjdl__aligned_alloc(size);
     if (staging == NULL)
         return pjdl__fail(PJDL_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte staging copy",
-                          job->layout.nbytes);
-    if (job->layout.nbytes > 0)
-        pjdl__strided_copy(staging, pjdl__import_data(job), &job->layout);
+                          size);
+    if (l->packed_bits != 0)
+        unpack_strided(staging, pjdl__import_data(job), l);
+    else if (l->nbytes > 0)
+        pjdl__strided_copy(staging, pjdl__import_data(job), l);
     PJRT_Event *done = NULL;
     pjdl_code code = copy_from(job, staging, NULL,
                                PJRT_HostBufferSemantics_kImmutableOnlyDuringCall, out, &done);

@@ -53,12 +53,18 @@ typedef struct pjdl_layout {
     /* data + byte_offset is a multiple of elem_size's largest power-of-two
      * divisor (elem_size itself for 1, 2, 4, 8, 16). */
     bool aligned;
+    /* 0, or the bits per element of a packed sub-byte tensor (set by the
+     * importer, import.c): elem_size is then 1 and byte_strides, lo and hi
+     * count elements, while nbytes is the packed size. pjdl__tensor_check
+     * itself measures sub-byte tensors one element per byte (padded). */
+    unsigned packed_bits;
 } pjdl_layout;
 
 /* Validates every field of `t` that describes memory and fills *out:
  *  - ndim: 0..PJDL_MAX_RANK; shape: non-NULL when ndim > 0, entries >= 0;
  *  - dtype: see pjdl__dl_dtype_check (dtype.h): a known code, lanes 1, bits a
- *    positive multiple of 8 (bool and float8 exactly 8);
+ *    positive multiple of 8 (bool and float8 exactly 8) or below 8 (sub-byte
+ *    types, measured here one element per byte);
  *  - strides: any sign, NULL meaning C order; extent-1 dimensions' strides
  *    are ignored by the classification;
  *  - byte_offset <= INT64_MAX; data non-NULL unless the tensor is zero-size;

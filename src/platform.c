@@ -16,13 +16,18 @@ typedef struct {
     DLDeviceType host;
 } platform_entry;
 
-/* What every process knows without being told. */
+/* What every process knows without being told. Metal goes by three names:
+ * "metal" (Apple's jax-metal reports "METAL"), "mps" (jax-mps) and "mtl"
+ * (metal-pjrt-plugin). TPU plugins report "tpu"; their pinned host memory is
+ * kDLTPUHost, as JAX exports it. No PJRT plugin reporting "ascend" or "npu"
+ * was found, so kDLAscend has no name here (pjdl_register_platform). */
 static const platform_entry builtin_platforms[] = {
-    {"cpu", kDLCPU, kDLCPU},       {"cuda", kDLCUDA, kDLCUDAHost},  {"rocm", kDLROCM, kDLROCMHost},
-    {"xpu", kDLOneAPI, kDLCPU},    {"oneapi", kDLOneAPI, kDLCPU},   {"sycl", kDLOneAPI, kDLCPU},
-    {"metal", kDLMetal, kDLCPU},   {"vulkan", kDLVulkan, kDLCPU},   {"opencl", kDLOpenCL, kDLCPU},
-    {"webgpu", kDLWebGPU, kDLCPU}, {"hexagon", kDLHexagon, kDLCPU}, {"maia", kDLMAIA, kDLCPU},
-    {"trn", kDLTrn, kDLCPU},
+    {"cpu", kDLCPU, kDLCPU},         {"cuda", kDLCUDA, kDLCUDAHost}, {"rocm", kDLROCM, kDLROCMHost},
+    {"xpu", kDLOneAPI, kDLCPU},      {"oneapi", kDLOneAPI, kDLCPU},  {"sycl", kDLOneAPI, kDLCPU},
+    {"metal", kDLMetal, kDLCPU},     {"mps", kDLMetal, kDLCPU},      {"mtl", kDLMetal, kDLCPU},
+    {"vulkan", kDLVulkan, kDLCPU},   {"opencl", kDLOpenCL, kDLCPU},  {"webgpu", kDLWebGPU, kDLCPU},
+    {"hexagon", kDLHexagon, kDLCPU}, {"maia", kDLMAIA, kDLCPU},      {"trn", kDLTrn, kDLCPU},
+    {"tpu", kDLTPU, kDLTPUHost},
 };
 
 /* Registered platforms, newest registration of a name wins (a replacement
@@ -65,6 +70,9 @@ bool pjdl__dl_device_type_valid(DLDeviceType type) {
     case kDLHexagon:
     case kDLMAIA:
     case kDLTrn:
+    case kDLTPU:
+    case kDLTPUHost:
+    case kDLAscend:
         return true;
     }
     return false;
@@ -104,12 +112,18 @@ const char *pjdl_dl_device_type_name(DLDeviceType type) {
         return "kDLMAIA";
     case kDLTrn:
         return "kDLTrn";
+    case kDLTPU:
+        return "kDLTPU";
+    case kDLTPUHost:
+        return "kDLTPUHost";
+    case kDLAscend:
+        return "kDLAscend";
     }
     return "unknown device type";
 }
 
 bool pjdl_dl_device_type_host_reachable(DLDeviceType type) {
-    return type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost;
+    return type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost || type == kDLTPUHost;
 }
 
 bool pjdl_dl_device_same(DLDevice a, DLDevice b) {

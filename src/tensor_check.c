@@ -203,6 +203,7 @@ pjdl_code pjdl__tensor_check(const DLTensor *t, pjdl_layout *out) {
     l->lo = l->hi = 0;
     l->why_strided = NULL;
     l->why_dim = -1;
+    l->packed_bits = 0;
     l->kind = PJDL_LAYOUT_ROW_MAJOR;
     PJDL_TRY(check_shape(t, l));
     PJDL_TRY(pjdl__dl_dtype_check(t->dtype, &l->elem_size));

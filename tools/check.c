@@ -23,6 +23,8 @@ static const ck_def checks[] = {
     {"export.types", "export of every element type DLPack can express", ck_export_types, true},
     {"export.shapes", "export of 0-d, zero-size and multi-dimensional buffers", ck_export_shapes,
      true},
+    {"subbyte.storage", "sub-byte types: host form, packed device memory, zero-copy both ways",
+     ck_subbyte_storage, true},
     {"export.strided", "export of a buffer with a non-row-major device layout", ck_export_strided,
      true},
     {"export.fields",

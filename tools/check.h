@@ -168,5 +168,6 @@ void ck_transfer_mode(ck_ctx *ctx, ck_result *r);
 void ck_reject_tensors(ck_ctx *ctx, ck_result *r);
 void ck_reject_plugin(ck_ctx *ctx, ck_result *r);
 void ck_threads(ck_ctx *ctx, ck_result *r);
+void ck_subbyte_storage(ck_ctx *ctx, ck_result *r);
 
 #endif /* PJDL_CLI_CHECK_H */

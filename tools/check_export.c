@@ -130,8 +130,9 @@ void ck_export_types(ck_ctx *ctx, ck_result *r) {
     size_t nd = 0, nu = 0;
     for (int type = 1; type <= PJRT_Buffer_Type_F6E3M2FN; type++) {
         DLDataType dt;
-        if (pjdl_dtype_from_pjrt((PJRT_Buffer_Type)type, &dt) != PJDL_OK)
-            continue; /* not expressible in DLPack: nothing to check */
+        if (pjdl_dtype_from_pjrt((PJRT_Buffer_Type)type, &dt) != PJDL_OK ||
+            pjdl_pjrt_type_size((PJRT_Buffer_Type)type) == 0)
+            continue; /* not expressible in DLPack, or sub-byte (subbyte.storage) */
         const char *name = pjdl_pjrt_type_name((PJRT_Buffer_Type)type);
         int before = r->failures;
         if (export_one_type(ctx, r, (PJRT_Buffer_Type)type, dt)) {

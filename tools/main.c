@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "diff.h"
 
 static const char exit_codes[] =
     "Exit status:\n"
@@ -44,6 +45,8 @@ static void print_main_help(FILE *out) {
             "          DLPack entry points it provides\n"
             "  check   the DLPack conformance suite; exits 1 if any check fails\n"
             "  bench   export/import latency and copy bandwidth, as a table\n"
+            "  diff    the checks whose outcome differs between two 'check --json'\n"
+            "          reports (pjrt-dlpack diff A.json B.json)\n"
             "\n"
             "'pjrt-dlpack COMMAND --help' describes a command.\n"
             "\n%s\n%s      --version            the version of the command and library\n\n%s",
@@ -148,6 +151,8 @@ void cli_print_usage_hint(FILE *err, cli_command command) {
 }
 
 int main(int argc, char **argv) {
+    if (argc >= 2 && strcmp(argv[1], "diff") == 0) /* two report files, no plugin */
+        return cli_diff(argc - 2, argv + 2);
     cli_args args;
     if (!cli_args_parse(argc, argv, &args))
         return CLI_EXIT_USAGE;

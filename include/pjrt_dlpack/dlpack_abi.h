@@ -1,5 +1,6 @@
 /*
- * dlpack_abi.h - DLPack 1.3, declared by pjrt-dlpack.
+ * dlpack_abi.h - DLPack 1.3, declared by pjrt-dlpack, plus the enum values
+ * DLPack's main branch added after the v1.3 tag.
  *
  * This is the project's own declaration of a public binary interface. Names,
  * field order, types, enum values, the flag bits and the include guard are facts
@@ -14,6 +15,17 @@
  * needs the data; the deleter frees the struct itself, the shape and strides
  * arrays, and releases the producer's hold on the memory. Until then the
  * producer keeps the memory, shape and strides valid and unchanged.
+ *
+ * Unreleased values. kDLTPU (19), kDLTPUHost (20), kDLAscend (21) and
+ * kDLBcomplex (18U) are not in any DLPack release: they come from DLPack's
+ * main branch after v1.3 (commit 94485e2, v1.3-4-g94485e2, which also
+ * documents that a Metal tensor's data is an id<MTLBuffer>; the minor version
+ * stays 3). The stored snapshot of dmlc/dlpack could not show that commit, so
+ * the numbers rest on secondary evidence, recorded in docs/conformance.md
+ * ("Device types after DLPack 1.3"): notes of two independent projects that
+ * diffed v1.3..94485e2, and JAX, which already emits 20 (kDLTPUHost) for TPU
+ * pinned host memory. A release may still renumber them; the marked lines
+ * below are the ones to check when it comes.
  */
 #ifndef DLPACK_DLPACK_H_
 #define DLPACK_DLPACK_H_
@@ -84,6 +96,9 @@ typedef enum {
     kDLHexagon = 16,     /* Qualcomm Hexagon DSP memory */
     kDLMAIA = 17,        /* Microsoft MAIA device memory */
     kDLTrn = 18,         /* AWS Trainium device memory */
+    kDLTPU = 19,         /* Google TPU device memory (unreleased: DLPack main) */
+    kDLTPUHost = 20,     /* TPU pinned host memory (unreleased: DLPack main) */
+    kDLAscend = 21,      /* Huawei Ascend NPU memory (unreleased: DLPack main) */
 } DLDeviceType;
 
 /*
@@ -118,6 +133,7 @@ typedef enum {
     kDLFloat6_e2m3fn = 15U, /* 6-bit floating point formats (bits must be 6) */
     kDLFloat6_e3m2fn = 16U,
     kDLFloat4_e2m1fn = 17U, /* 4-bit floating point format (bits must be 4) */
+    kDLBcomplex = 18U,      /* complex of two bfloat16 parts (unreleased: DLPack main) */
 } DLDataTypeCode;
 
 /*
@@ -140,6 +156,9 @@ typedef struct {
  * The first element is at (char *)data + byte_offset. data is a device address
  * for device memory and may be NULL for an empty tensor. shape and strides
  * point to ndim int64_t values each (either may be NULL when ndim is 0).
+ * For kDLMetal (DLPack main, not yet released) data holds an id<MTLBuffer>,
+ * the Metal buffer object, and byte_offset locates the first element inside
+ * it: data is then not an address at all.
  * strides are counted in elements, not bytes; since 1.2 they must not be NULL
  * when ndim is non-zero, though consumers meeting older producers treat NULL as
  * compact row-major.

@@ -28,6 +28,10 @@ kDLWebGPU: Final = 15
 kDLHexagon: Final = 16
 kDLMAIA: Final = 17
 kDLTrn: Final = 18
+# Unreleased: DLPack's main branch after 1.3 (dlpack_abi.h).
+kDLTPU: Final = 19
+kDLTPUHost: Final = 20
+kDLAscend: Final = 21
 
 # (device_type, device_id), as __dlpack_device__ returns it.
 _DLDevice: TypeAlias = tuple[int, int]

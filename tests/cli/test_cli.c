@@ -180,10 +180,11 @@ static void test_plugin_by_name_and_default(void **state) {
 }
 
 static const char *all_checks[] = {
-    "abi.entry",      "abi.version",     "abi.table",      "abi.extensions", "abi.args",
-    "export.types",   "export.shapes",   "export.strided", "export.fields",  "import.views",
-    "import.layouts", "ready.no_stream", "ready.stream",   "pin.raw",        "pin.export",
-    "ondelete.once",  "transfer.mode",   "reject.tensors", "reject.plugin",  "threads",
+    "abi.entry",       "abi.version",     "abi.table",      "abi.extensions", "abi.args",
+    "export.types",    "export.shapes",   "export.strided", "export.fields",  "import.views",
+    "import.layouts",  "ready.no_stream", "ready.stream",   "pin.raw",        "pin.export",
+    "ondelete.once",   "transfer.mode",   "reject.tensors", "reject.plugin",  "threads",
+    "subbyte.storage",
 };
 
 /* Every check passes; none is unsupported on the reference plugin except

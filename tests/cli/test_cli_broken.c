@@ -64,6 +64,7 @@ CASE(test_ondelete_twice, {"ondelete_twice", "cpu", {"ondelete.once"}, 1})
 CASE(test_ondelete_never, {"ondelete_never", "xpu", {"ondelete.once"}, 1})
 CASE(test_early_ready, {"early_ready", "xpu", {"ready.no_stream", "ready.stream"}, 1})
 CASE(test_wrong_dtype, {"wrong_dtype", "cpu", {"export.types"}, 1})
+CASE(test_unpacked_subbyte, {"unpacked_subbyte", "cpu", {"subbyte.storage"}, 1})
 CASE(test_wrong_dims, {"wrong_dims", "cpu", {"export.shapes"}, 1})
 CASE(test_view_layout, {"view_layout", "cpu", {"import.layouts"}, 1})
 CASE(test_accepts_negative, {"accepts_negative", "cpu", {"reject.plugin"}, 1})
@@ -134,16 +135,27 @@ static void test_info_probes_unimplemented(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_nopin_cpu),        cmocka_unit_test(test_nopin_xpu),
-        cmocka_unit_test(test_ondelete_twice),   cmocka_unit_test(test_ondelete_never),
-        cmocka_unit_test(test_early_ready),      cmocka_unit_test(test_wrong_dtype),
-        cmocka_unit_test(test_wrong_dims),       cmocka_unit_test(test_view_layout),
-        cmocka_unit_test(test_accepts_negative), cmocka_unit_test(test_null_api),
-        cmocka_unit_test(test_short_api),        cmocka_unit_test(test_bad_major),
-        cmocka_unit_test(test_bad_extensions),   cmocka_unit_test(test_no_size_check),
-        cmocka_unit_test(test_wrong_layout),     cmocka_unit_test(test_same_hardware_id),
-        cmocka_unit_test(test_no_views),         cmocka_unit_test(test_info_probes_unimplemented),
-        cmocka_unit_test(test_buffer_crash),     cmocka_unit_test(test_check_json_plugin_logs),
+        cmocka_unit_test(test_nopin_cpu),
+        cmocka_unit_test(test_nopin_xpu),
+        cmocka_unit_test(test_ondelete_twice),
+        cmocka_unit_test(test_ondelete_never),
+        cmocka_unit_test(test_early_ready),
+        cmocka_unit_test(test_wrong_dtype),
+        cmocka_unit_test(test_unpacked_subbyte),
+        cmocka_unit_test(test_wrong_dims),
+        cmocka_unit_test(test_view_layout),
+        cmocka_unit_test(test_accepts_negative),
+        cmocka_unit_test(test_null_api),
+        cmocka_unit_test(test_short_api),
+        cmocka_unit_test(test_bad_major),
+        cmocka_unit_test(test_bad_extensions),
+        cmocka_unit_test(test_no_size_check),
+        cmocka_unit_test(test_wrong_layout),
+        cmocka_unit_test(test_same_hardware_id),
+        cmocka_unit_test(test_no_views),
+        cmocka_unit_test(test_info_probes_unimplemented),
+        cmocka_unit_test(test_buffer_crash),
+        cmocka_unit_test(test_check_json_plugin_logs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

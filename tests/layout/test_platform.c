@@ -24,7 +24,8 @@ static void test_builtins(void **state) {
         {"metal", kDLMetal, kDLCPU},     {"vulkan", kDLVulkan, kDLCPU},
         {"opencl", kDLOpenCL, kDLCPU},   {"webgpu", kDLWebGPU, kDLCPU},
         {"hexagon", kDLHexagon, kDLCPU}, {"maia", kDLMAIA, kDLCPU},
-        {"trn", kDLTrn, kDLCPU},
+        {"trn", kDLTrn, kDLCPU},         {"tpu", kDLTPU, kDLTPUHost},
+        {"mps", kDLMetal, kDLCPU},       {"mtl", kDLMetal, kDLCPU},
     };
     for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++) {
         const char *n = builtins[i].name;
@@ -44,6 +45,9 @@ static void test_builtins(void **state) {
 static void test_case_insensitive(void **state) {
     (void)state;
     assert_int_equal(dl_type("METAL", NULL), kDLMetal);
+    assert_int_equal(dl_type("MPS", NULL), kDLMetal);
+    assert_int_equal(dl_type("Mtl", "pinned_host"), kDLCPU);
+    assert_int_equal(dl_type("TPU", "pinned_host"), kDLTPUHost);
     assert_int_equal(dl_type("Cuda", "pinned_host"), kDLCUDAHost);
     /* Memory kinds are exact. */
     assert_int_equal(dl_type("cuda", "PINNED_HOST"), kDLCUDA);
@@ -52,12 +56,12 @@ static void test_case_insensitive(void **state) {
 static void test_unknown_and_invalid(void **state) {
     (void)state;
     DLDeviceType t = kDLVPI;
-    assert_code(pjdl_platform_dl_type("tpu", NULL, &t), PJDL_UNIMPLEMENTED,
-                "platform 'tpu' is not known; call pjdl_register_platform");
-    assert_code(pjdl_platform_dl_type("tpu", "pinned_host", &t), PJDL_UNIMPLEMENTED, "'tpu'");
+    assert_code(pjdl_platform_dl_type("acme", NULL, &t), PJDL_UNIMPLEMENTED,
+                "platform 'acme' is not known; call pjdl_register_platform");
+    assert_code(pjdl_platform_dl_type("acme", "pinned_host", &t), PJDL_UNIMPLEMENTED, "'acme'");
     assert_int_equal(t, kDLVPI);
     /* Unpinned host memory is CPU memory even on an unknown platform. */
-    assert_int_equal(dl_type("tpu", "unpinned_host"), kDLCPU);
+    assert_int_equal(dl_type("acme", "unpinned_host"), kDLCPU);
     assert_code(pjdl_platform_dl_type(NULL, NULL, &t), PJDL_INVALID_ARGUMENT,
                 "platform_name is NULL");
     assert_code(pjdl_platform_dl_type("", "unpinned_host", &t), PJDL_INVALID_ARGUMENT,
@@ -75,18 +79,21 @@ static void test_unknown_and_invalid(void **state) {
                 "host_memory_type is 99");
     assert_code(pjdl_register_platform("x", (DLDeviceType)0, kDLCPU), PJDL_INVALID_ARGUMENT,
                 "device_type is 0");
+    /* No PJRT plugin is known to report these: no built-in name. */
+    assert_code(pjdl_platform_dl_type("npu", NULL, &t), PJDL_UNIMPLEMENTED, "'npu'");
+    assert_code(pjdl_platform_dl_type("ascend", NULL, &t), PJDL_UNIMPLEMENTED, "'ascend'");
     /* Failed registrations registered nothing. */
     assert_code(pjdl_platform_dl_type("x", NULL, &t), PJDL_UNIMPLEMENTED, "'x'");
 }
 
 static void test_register_and_replace(void **state) {
     (void)state;
-    assert_code(pjdl_register_platform("tpu", kDLExtDev, kDLCPU), PJDL_OK, NULL);
-    assert_int_equal(dl_type("tpu", NULL), kDLExtDev);
-    assert_int_equal(dl_type("TPU", "pinned_host"), kDLCPU);
+    assert_code(pjdl_register_platform("acme", kDLExtDev, kDLCPU), PJDL_OK, NULL);
+    assert_int_equal(dl_type("acme", NULL), kDLExtDev);
+    assert_int_equal(dl_type("ACME", "pinned_host"), kDLCPU);
     /* Replacing, in another case. */
-    assert_code(pjdl_register_platform("Tpu", kDLExtDev, kDLCUDAHost), PJDL_OK, NULL);
-    assert_int_equal(dl_type("tpu", "pinned_host"), kDLCUDAHost);
+    assert_code(pjdl_register_platform("Acme", kDLExtDev, kDLCUDAHost), PJDL_OK, NULL);
+    assert_int_equal(dl_type("acme", "pinned_host"), kDLCUDAHost);
     /* Built-ins can be overridden, and put back. */
     assert_code(pjdl_register_platform("cuda", kDLCUDAManaged, kDLCUDAManaged), PJDL_OK, NULL);
     assert_int_equal(dl_type("cuda", NULL), kDLCUDAManaged);
@@ -114,11 +121,16 @@ static void test_device_type_helpers(void **state) {
             assert_string_equal(pjdl_dl_device_type_name((DLDeviceType)t), "unknown device type");
         }
     }
-    assert_int_equal(valid, 16);
+    assert_int_equal(valid, 19);
+    assert_string_equal(pjdl_dl_device_type_name(kDLTPUHost), "kDLTPUHost");
+    assert_string_equal(pjdl_dl_device_type_name(kDLAscend), "kDLAscend");
     assert_string_equal(pjdl_dl_device_type_name(kDLCUDAHost), "kDLCUDAHost");
     assert_true(pjdl_dl_device_type_host_reachable(kDLCPU));
     assert_true(pjdl_dl_device_type_host_reachable(kDLCUDAHost));
     assert_true(pjdl_dl_device_type_host_reachable(kDLROCMHost));
+    assert_true(pjdl_dl_device_type_host_reachable(kDLTPUHost));
+    assert_false(pjdl_dl_device_type_host_reachable(kDLTPU));
+    assert_false(pjdl_dl_device_type_host_reachable(kDLMetal));
     assert_false(pjdl_dl_device_type_host_reachable(kDLCUDA));
     assert_false(pjdl_dl_device_type_host_reachable(kDLCUDAManaged));
 }

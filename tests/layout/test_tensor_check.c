@@ -140,14 +140,22 @@ static void test_dtype(void **state) {
     check_dtype((DLDataType){kDLFloat, 32, 4}, PJDL_UNIMPLEMENTED, "float32x4 has 4 lanes");
     check_dtype((DLDataType){kDLInt, 0, 1}, PJDL_INVALID_ARGUMENT, "dtype.bits is 0");
     check_dtype((DLDataType){kDLInt, 12, 1}, PJDL_INVALID_ARGUMENT, "dtype.bits is 12");
-    check_dtype((DLDataType){kDLInt, 4, 1}, PJDL_UNIMPLEMENTED, "int4 has 4 bits");
-    check_dtype((DLDataType){kDLUInt, 1, 1}, PJDL_UNIMPLEMENTED, "sub-byte");
+    check_dtype((DLDataType){kDLInt, 4, 1}, PJDL_OK, NULL); /* sub-byte: one per byte here */
+    check_dtype((DLDataType){kDLUInt, 1, 1}, PJDL_OK, NULL);
+    check_dtype((DLDataType){kDLInt, 4, 2}, PJDL_UNIMPLEMENTED, "int4x2 has 2 lanes");
     check_dtype((DLDataType){kDLBool, 16, 1}, PJDL_INVALID_ARGUMENT, "must be 8");
     check_dtype((DLDataType){kDLBool, 8, 1}, PJDL_OK, NULL);
     check_dtype((DLDataType){kDLFloat8_e4m3fn, 16, 1}, PJDL_INVALID_ARGUMENT, "must be 8");
-    check_dtype((DLDataType){kDLFloat4_e2m1fn, 4, 1}, PJDL_UNIMPLEMENTED, "float4_e2m1fn");
+    check_dtype((DLDataType){kDLFloat4_e2m1fn, 4, 1}, PJDL_OK, NULL);
+    pjdl_layout l;
+    int64_t shape[1] = {5};
+    DLTensor t = tensor(1, shape, NULL, (DLDataType){kDLInt, 4, 1});
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
+    assert_int_equal(l.elem_size, 1);
+    assert_int_equal(l.nbytes, 5);
+    assert_int_equal(l.packed_bits, 0);
     check_dtype((DLDataType){kDLFloat4_e2m1fn, 8, 1}, PJDL_INVALID_ARGUMENT, "must be 4");
-    check_dtype((DLDataType){kDLFloat6_e3m2fn, 6, 1}, PJDL_UNIMPLEMENTED, "float6_e3m2fn");
+    check_dtype((DLDataType){kDLFloat6_e3m2fn, 6, 1}, PJDL_OK, NULL);
     /* Widths DLPack allows but PJRT has no type for are still memory. */
     check_dtype((DLDataType){kDLFloat, 128, 1}, PJDL_OK, NULL);
     check_dtype((DLDataType){kDLUInt, 24, 1}, PJDL_OK, NULL);

@@ -201,10 +201,15 @@ static void import_flags(void **state) {
     pjdl_buffer_release(b);
     assert_int_equal(t.deleted, 1);
 
+    /* The padded flag speaks of sub-byte elements only: a float32 tensor
+     * carrying it is still viewed. */
     lib_tensor_init(&t, data, lib_dtype(kDLFloat, 32), 1, shape, NULL);
     t.v.flags = DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
-    LIB_FAILS(PJDL_UNIMPLEMENTED, pjdl_import(&f->cpu, 1, &t.v, NULL, &b));
-    assert_int_equal(t.deleted, 0);
+    LIB_OK(pjdl_import(&f->cpu, 1, &t.v, NULL, &b));
+    LIB_OK(pjdl_buffer_data_pointer(b, &ptr));
+    assert_ptr_equal(ptr, data);
+    pjdl_buffer_release(b);
+    assert_int_equal(t.deleted, 1);
 }
 
 /* Consumer READ_ONLY: never viewed as a writable PJRT buffer; copied when
@@ -289,8 +294,8 @@ static void import_byte_offset(void **state) {
 }
 
 /* Consumer dtypes: sub-byte codes with the wrong width must stop the
- * import (dlpack.h), the right width is refused as unsupported, and so are
- * vector lanes. */
+ * import (dlpack.h), the right width is imported (packed, the default),
+ * vector lanes are refused. */
 static void import_sub_byte_and_lanes(void **state) {
     fixture *f = *state;
     uint8_t data[8] = {0};
@@ -301,8 +306,8 @@ static void import_sub_byte_and_lanes(void **state) {
     } cases[] = {
         {{kDLFloat4_e2m1fn, 8, 1}, PJDL_INVALID_ARGUMENT},
         {{kDLFloat6_e2m3fn, 8, 1}, PJDL_INVALID_ARGUMENT},
-        {{kDLFloat4_e2m1fn, 4, 1}, PJDL_UNIMPLEMENTED},
-        {{kDLFloat6_e3m2fn, 6, 1}, PJDL_UNIMPLEMENTED},
+        {{kDLFloat4_e2m1fn, 4, 1}, PJDL_OK},
+        {{kDLFloat6_e3m2fn, 6, 1}, PJDL_OK},
         {{kDLFloat, 32, 4}, PJDL_UNIMPLEMENTED},
         {{kDLBool, 1, 1}, PJDL_INVALID_ARGUMENT},
     };
@@ -310,9 +315,47 @@ static void import_sub_byte_and_lanes(void **state) {
         lib_tensor t;
         lib_tensor_init(&t, data, cases[i].dtype, 1, shape, NULL);
         pjdl_buffer *b = NULL;
+        if (cases[i].code == PJDL_OK) {
+            LIB_OK(pjdl_import(&f->cpu, 1, &t.v, NULL, &b));
+            pjdl_buffer_release(b);
+            assert_int_equal(t.deleted, 1);
+            continue;
+        }
         LIB_FAILS(cases[i].code, pjdl_import(&f->cpu, 1, &t.v, NULL, &b));
         assert_int_equal(t.deleted, 0);
     }
+}
+
+/* PyTorch's float4_e2m1fn_x2: kDLFloat4_e2m1fn with 2 lanes, each byte two
+ * fp4 values (first in the low bits), imported as a float4_e2m1fn buffer
+ * whose last dimension is doubled; 0-d pairs and a strided last dimension
+ * are refused. Other vector types stay refused (above). */
+static void import_float4_pairs(void **state) {
+    fixture *f = *state;
+    uint8_t data[6] = {0x21, 0x43, 0xa9, 0x65, 0xf7, 0x0c};
+    const int64_t shape[2] = {2, 3};
+    DLDataType x2 = {kDLFloat4_e2m1fn, 4, 2};
+    lib_tensor t;
+    lib_tensor_init(&t, data, x2, 2, shape, NULL);
+    pjdl_buffer *b = NULL;
+    LIB_OK(pjdl_import(&f->cpu, 1, &t.v, NULL, &b));
+    assert_int_equal(pjdl_buffer_type(b), PJRT_Buffer_Type_F4E2M1FN);
+    assert_int_equal(pjdl_buffer_dims(b)[0], 2);
+    assert_int_equal(pjdl_buffer_dims(b)[1], 6);
+    uint8_t host[12];
+    LIB_OK(pjdl_buffer_to_host(b, host, sizeof host));
+    for (size_t i = 0; i < 12; i++)
+        assert_int_equal(host[i], (data[i / 2] >> (i % 2 * 4)) & 15);
+    pjdl_buffer_release(b);
+    assert_int_equal(t.deleted, 1);
+
+    const int64_t strided[2] = {3, 2};
+    lib_tensor_init(&t, data, x2, 2, shape, strided);
+    LIB_FAILS(PJDL_UNIMPLEMENTED, pjdl_import(&f->cpu, 1, &t.v, NULL, &b));
+    assert_non_null(strstr(pjdl_last_error(), "must be contiguous"));
+    lib_tensor_init(&t, data, x2, 0, shape, NULL);
+    LIB_FAILS(PJDL_UNIMPLEMENTED, pjdl_import(&f->cpu, 1, &t.v, NULL, &b));
+    assert_int_equal(t.deleted, 0);
 }
 
 /* Consumer deleters: a NULL deleter is allowed (nothing to release); the
@@ -335,6 +378,36 @@ static void import_null_deleter(void **state) {
     LIB_OK(pjdl_import_legacy(&f->cpu, 1, &t.l, NULL, &b));
     pjdl_buffer_release(b);
     assert_int_equal(t.deleted, 1);
+}
+
+/* Metal (DLPack main): data is an id<MTLBuffer>. The export hands out the
+ * plugin's pointer with byte_offset 0; an import passes data unchanged to
+ * the plugin and refuses a byte_offset, which would need arithmetic on the
+ * object. The reference plugin's xpu platform stands in for a Metal one. */
+static void metal_data_is_the_buffer_object(void **state) {
+    fixture *f = *state;
+    LIB_OK(pjdl_register_platform("xpu", kDLMetal, kDLCPU));
+    const int64_t dims[] = {4};
+    pjdl_buffer *b = upload(f->xpu, dims, 1, NULL);
+    DLManagedTensorVersioned *t = NULL;
+    LIB_OK(pjdl_buffer_export(b, NULL, &t));
+    assert_int_equal(t->dl_tensor.device.device_type, kDLMetal);
+    check_zero_copy(b, t);
+    pjdl_buffer *back = NULL;
+    LIB_OK(pjdl_import(&f->xpu, 1, t, NULL, &back)); /* a view of the same object */
+    void *p = NULL;
+    LIB_OK(pjdl_buffer_data_pointer(back, &p));
+    assert_ptr_equal(p, t->dl_tensor.data);
+    pjdl_buffer_release(back);
+
+    LIB_OK(pjdl_buffer_export(b, NULL, &t));
+    t->dl_tensor.byte_offset = sizeof(float);
+    t->dl_tensor.shape[0] = 3;
+    LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_import(&f->xpu, 1, t, NULL, &back));
+    assert_non_null(strstr(pjdl_last_error(), "id<MTLBuffer>"));
+    t->deleter(t);
+    pjdl_buffer_release(b);
+    LIB_OK(pjdl_register_platform("xpu", kDLOneAPI, kDLCPU));
 }
 
 static void *call_deleter(void *arg) {
@@ -378,6 +451,8 @@ int main(void) {
         cmocka_unit_test(import_byte_offset),
         cmocka_unit_test(import_sub_byte_and_lanes),
         cmocka_unit_test(import_null_deleter),
+        cmocka_unit_test(import_float4_pairs),
+        cmocka_unit_test(metal_data_is_the_buffer_object),
         cmocka_unit_test(deleter_on_another_thread),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

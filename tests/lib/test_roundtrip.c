@@ -2,6 +2,12 @@
  * type, 0-d and zero-size tensors, versioned and legacy. */
 #include "roundtrip.h"
 
+/* int4, uint4, int2, uint2, int1, uint1, float4_e2m1fn, the float6s. */
+static void sub_byte_types(void **state) {
+    lib_fixture *f = *state;
+    lib_round_trip_sub_byte(f->client);
+}
+
 static void every_type(void **state) {
     lib_fixture *f = *state;
     /* bool, 8 ints, 3 floats, bf16, 2 complex, float8s */
@@ -28,6 +34,7 @@ static void import_host_tensor(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(every_type, lib_setup_cpu, lib_teardown_clean),
+        cmocka_unit_test_setup_teardown(sub_byte_types, lib_setup_cpu, lib_teardown_clean),
         cmocka_unit_test_setup_teardown(lib_round_trip_scalar_and_empty, lib_setup_cpu,
                                         lib_teardown_clean),
         cmocka_unit_test_setup_teardown(import_host_tensor, lib_setup_cpu, lib_teardown_clean),

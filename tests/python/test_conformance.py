@@ -128,12 +128,16 @@ def test_read_only_is_copied_or_refused(cpu):
     assert buf.to_bytes() == src.to_bytes()
 
 
-def test_subbyte_padded_is_refused(cpu):
-    cap = cpu.buffer(np.arange(4, dtype=np.uint8)).__dlpack__(max_version=(1, 0))
+def test_subbyte_padded_flag_on_whole_bytes_changes_nothing(cpu):
+    """IS_SUBBYTE_TYPE_PADDED speaks of sub-byte elements only: a uint8
+    tensor carrying it is imported as usual, still a view."""
+    src = cpu.buffer(np.arange(4, dtype=np.uint8))
+    cap = src.__dlpack__(max_version=(1, 0))
     versioned(cap).flags = 1 << 2
-    with pytest.raises(BufferError):
-        cpu.from_dlpack(cap)
-    assert name(cap) == "dltensor_versioned"
+    buf = cpu.from_dlpack(cap)
+    assert name(cap) == "used_dltensor_versioned"
+    assert buf.unsafe_buffer_pointer() == src.unsafe_buffer_pointer()
+    assert np.frombuffer(buf.to_bytes(), np.uint8).tolist() == [0, 1, 2, 3]
 
 
 @pytest.mark.parametrize("struct", ["versioned", "legacy"])

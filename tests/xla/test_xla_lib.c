@@ -34,6 +34,12 @@ static pjdl_buffer *view_of(lib_fixture *f, lib_tensor *t) {
     return b;
 }
 
+/* int4, uint4, int2, uint2, int1, uint1, float4_e2m1fn, the float6s. */
+static void sub_byte_types(void **state) {
+    lib_fixture *f = *state;
+    lib_round_trip_sub_byte(f->client);
+}
+
 static void every_type(void **state) {
     lib_fixture *f = *state;
     /* pred, 8 integers, f16/f32/f64, bf16, c64/c128 and the float8s */
@@ -359,6 +365,7 @@ static void many_threads(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(every_type, lib_setup_xla, lib_teardown),
+        cmocka_unit_test_setup_teardown(sub_byte_types, lib_setup_xla, lib_teardown),
         cmocka_unit_test_setup_teardown(lib_round_trip_scalar_and_empty, lib_setup_xla,
                                         lib_teardown),
         cmocka_unit_test_setup_teardown(host_view, lib_setup_xla, lib_teardown),
