@@ -125,7 +125,8 @@ static void note_export(pjpy_buffer *self, const pjdl_export_options *opts, void
  * dl_device is not given (a consumer reads the device from the tensor, so a
  * host copy would silently move the data). */
 static int wants_device_copy(pjdl_buffer *buffer, const pjdl_export_options *opts) {
-    if (opts->copy != PJDL_COPY_ALWAYS || opts->mode != PJDL_EXPORT_SHARE)
+    if (opts->copy != PJDL_COPY_ALWAYS ||
+        (opts->mode != PJDL_EXPORT_SHARE && opts->mode != PJDL_EXPORT_TRANSFER))
         return 0;
     DLDevice own;
     if (pjdl_buffer_dl_device(buffer, &own) != PJDL_OK)
@@ -137,7 +138,9 @@ static int wants_device_copy(pjdl_buffer *buffer, const pjdl_export_options *opt
 
 /* A copy on the buffer's own device: a host copy imported back to the same
  * device and memory (the library has no device-to-device copy), then shared.
- * Exactly one of vout / lout is set. Touches no Python object. */
+ * A transfer (release_to_dlpack) deletes the buffer once the copy is handed
+ * out, and leaves it untouched when anything fails. Exactly one of vout /
+ * lout is set. Touches no Python object. */
 static pjdl_code export_device_copy(pjdl_buffer *buffer, const pjdl_export_options *opts,
                                     DLManagedTensorVersioned **vout, DLManagedTensor **lout) {
     pjdl_export_options host_opts = PJDL_EXPORT_OPTIONS_INIT;
@@ -158,6 +161,7 @@ static pjdl_code export_device_copy(pjdl_buffer *buffer, const pjdl_export_optio
         return rc;
     }
     pjdl_export_options out = *opts;
+    out.mode = PJDL_EXPORT_SHARE;
     out.copy = PJDL_COPY_IF_NEEDED;
     out.has_dl_device = false;
     if (vout != NULL) {
@@ -169,6 +173,8 @@ static pjdl_code export_device_copy(pjdl_buffer *buffer, const pjdl_export_optio
     }
     /* The export pins the copy; the handle is not needed any more. */
     pjdl_buffer_release(copy);
+    if (rc == PJDL_OK && opts->mode == PJDL_EXPORT_TRANSFER)
+        pjdl_buffer_delete(buffer);
     return rc;
 }
 

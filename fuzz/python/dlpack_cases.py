@@ -410,7 +410,10 @@ def pick_wild(byte_offset, misalign):
 # ------------------------------------------------------------- the cases
 
 def in_c_range(value, rng):
-    return isinstance(value, int) and value in rng
+    """Whether value, an int or anything with __index__ (as the module reads
+    integers), lies in rng."""
+    value = as_index(value)
+    return value is not None and value in rng
 
 
 def fuzz_value(fdp, depth=0):
@@ -684,10 +687,8 @@ def check_export(capsule, kw, own_dev, ptr, shape, release):
     t = s.dl_tensor
     got = (t.device.device_type, t.device.device_id)
     dev = kw.get("dl_device")
-    if dev is None and release and kw.get("copy") is True:
-        # release_to_dlpack(copy=True) of device memory makes a host copy
-        # where __dlpack__(copy=True) stays on the device (row 42).
-        own_dev = got if got == (KDL_CPU, 0) else own_dev
+    # Row 42: with no dl_device, copy=True stays on the buffer's own device,
+    # for __dlpack__ and release_to_dlpack alike.
     want = own_dev if dev is None else (
         tuple(as_index(v) for v in dev) if isinstance(dev, (tuple, list)) else dev)
     # Host memory has one id: the library calls every id of a host type the

@@ -161,6 +161,21 @@ def test_copy_true_on_a_device_stays_on_the_device(xpu):
     assert leg.dl_tensor.device.device_type == buf.__dlpack_device__()[0]
 
 
+def test_release_to_dlpack_copy_true_stays_on_the_device(xpu):
+    # The transfer twin of the test above: release_to_dlpack(copy=True) hands
+    # over a copy on the buffer's own device, and the buffer is gone after.
+    buf = xpu.buffer(np.arange(4, dtype=np.float32))
+    own, data = buf.__dlpack_device__(), buf.to_bytes()
+    cap = buf.release_to_dlpack(max_version=(1, 0), copy=True)
+    t = versioned(cap)
+    assert (t.dl_tensor.device.device_type, t.dl_tensor.device.device_id) == own
+    assert t.flags & IS_COPIED
+    assert buf.is_deleted
+    copy = xpu.from_dlpack(cap)
+    assert copy.device == buf.device
+    assert copy.to_bytes() == data
+
+
 def test_copy_keyword_types(cpu):
     buf = cpu.buffer(np.arange(4.0))
     for bad in ["yes", 1, 0, np.bool_(True)]:
