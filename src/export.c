@@ -116,7 +116,17 @@ static pjdl_code pin(pjdl_buffer *b) {
     pin_unlock(b);
     if (error == NULL)
         return PJDL_OK;
-    return pjdl__take_error_ctx(p->api, error, "PJRT_Buffer_IncreaseExternalReferenceCount");
+    pjdl_code code =
+        pjdl__take_error_ctx(p->api, error, "PJRT_Buffer_IncreaseExternalReferenceCount");
+    /* A pjdl_buffer_delete that landed after reserve()'s check is why the
+     * pin failed: say so as an export after the delete does, whatever code
+     * the plugin gives a deleted buffer (the reference plugin's
+     * FAILED_PRECONDITION, XLA's INVALID_ARGUMENT). */
+    pthread_mutex_lock(&b->mu);
+    if (b->deleted)
+        code = pjdl__buffer_check_live_locked(b);
+    pthread_mutex_unlock(&b->mu);
+    return code;
 }
 
 /* The data pointer of a buffer this export has just pinned.
