@@ -241,6 +241,12 @@ static inline int lib_teardown_clean(void **state) {
     return lib_teardown(state);
 }
 
+#ifdef LIB_SUITE
+/* In test_lib_xla_suite each test's main is renamed (tests/lib/CMakeLists.txt):
+ * this is its prototype. */
+int main(int argc, char **argv);
+#endif
+
 /* main() of a library test: selects the plugin from argv[1] ("ref", the
  * default, or "xla"; anything else is a usage error, exit 2), then runs
  * `both` and, on the reference plugin only, `ref_only` (the tests of its

@@ -1,6 +1,6 @@
-/* Round trips host -> PJRT -> DLPack -> PJRT -> host, shared by the tests of
- * the reference plugin (tests/lib/test_roundtrip.c) and of XLA's CPU plugin
- * (tests/xla/test_xla_lib.c): the same assertions hold on both. */
+/* Round trips host -> PJRT -> DLPack -> PJRT -> host (tests/lib/test_roundtrip.c,
+ * on the reference plugin and on XLA's CPU plugin: the same assertions hold
+ * on both). */
 #ifndef PJDL_TESTS_ROUNDTRIP_H_
 #define PJDL_TESTS_ROUNDTRIP_H_
 

@@ -1,7 +1,7 @@
 /* Plugins that implement less: the table of the plugin under test (the
  * reference plugin's or XLA's) copied into a test-owned PJRT_Api with a
- * shorter struct_size, NULL entry points and no extensions. The library must take the next correct path or say which
- * capability is missing. */
+ * shorter struct_size, NULL entry points and no extensions. The library must take the next correct
+ * path or say which capability is missing. */
 #include "lib_util.h"
 
 typedef struct degraded {
