@@ -4,8 +4,11 @@
 # fuzzer for PJDL_PYFUZZ_SECONDS (default 25; fuzz/python/run.sh), then the C
 # tests again in sanitizer builds, each in its own build directory:
 #   build-asan  AddressSanitizer + UndefinedBehaviorSanitizer, no recovery
-#   build-tsan  ThreadSanitizer: the plugin tests and every test labelled
-#               "threads" or "stream"
+#   build-tsan  ThreadSanitizer: the plugin tests, the library suite (label
+#               "lib": on the reference plugin and on XLA's CPU plugin, the
+#               latter with ignore_noninstrumented_modules, see
+#               tests/CMakeLists.txt) and every test labelled "threads" or
+#               "stream"
 # Each ctest run ends with its summary line; the script fails if any fails.
 set -euo pipefail
 build=${1:-build}
@@ -44,4 +47,4 @@ bash fuzz/run.sh build-asan/fuzz "${PJDL_FUZZ_SECONDS:-20}"
 echo "== tests: ThreadSanitizer (build-tsan)"
 sanitized build-tsan thread
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-    ctest --test-dir build-tsan --output-on-failure -j "$jobs" -L "threads|stream|plugin"
+    ctest --test-dir build-tsan --output-on-failure -j "$jobs" -L "threads|stream|plugin|lib"

@@ -1,4 +1,5 @@
 /* Buffers: adopting a PJRT_Buffer, its metadata, state and lifetime. */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -278,6 +279,17 @@ pjdl_code pjdl_buffer_pjrt(pjdl_buffer *buffer, PJRT_Buffer **out) {
     return code;
 }
 
+void pjdl__buffer_pin_lock(pjdl_buffer *b) {
+    for (unsigned spins = 0; atomic_exchange_explicit(&b->pin_busy, true, memory_order_acquire);
+         spins++)
+        if (spins >= 64)
+            sched_yield();
+}
+
+void pjdl__buffer_pin_unlock(pjdl_buffer *b) {
+    atomic_store_explicit(&b->pin_busy, false, memory_order_release);
+}
+
 pjdl_code pjdl_buffer_delete(pjdl_buffer *buffer) {
     pjdl__clear_error();
     if (buffer == NULL)
@@ -292,7 +304,11 @@ pjdl_code pjdl_buffer_delete(pjdl_buffer *buffer) {
         if (code == PJDL_OK) {
             PJRT_Buffer_Delete_Args args = {.struct_size = PJRT_Buffer_Delete_Args_STRUCT_SIZE,
                                             .buffer = buffer->buffer};
+            /* Under the pin lock too: XLA's plugin crashes when a buffer is
+             * deleted while its external reference count changes. */
+            pjdl__buffer_pin_lock(buffer);
             code = PJDL_CALL(p->api, PJRT_Buffer_Delete, &args);
+            pjdl__buffer_pin_unlock(buffer);
         }
         buffer->deleted = code == PJDL_OK;
     }

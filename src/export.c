@@ -17,7 +17,6 @@
  * which a legacy tensor cannot say: it gets a packed copy instead). A host
  * copy holds PJRT's host form, one element per byte: flagged padded in a
  * versioned tensor, packed in place for a legacy one. */
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,7 +53,9 @@ static bool has_pin_slots(const PJRT_Api *api) {
            api->PJRT_Buffer_DecreaseExternalReferenceCount != NULL;
 }
 
-/* One pin call at a time per buffer. The C API does not promise that a
+/* One pin call at a time per buffer (pjdl__buffer_pin_lock, buffer.c;
+ * pjdl_buffer_delete takes it too: XLA's plugin also crashes when a buffer
+ * is deleted while a pin changes its count). The C API does not promise that a
  * buffer's external reference count may be changed from several threads at
  * once, and XLA's plugins crash if it is (a buffer's references are a plain
  * vector there). Pin calls are short: a spin that yields costs one exchange
@@ -65,26 +66,15 @@ static bool has_pin_slots(const PJRT_Api *api) {
  * the pin of another buffer (the view's producer) on the same thread; a
  * shared lock could then be taken twice. A PJRT buffer has one pjdl_buffer
  * (pjdl_buffer_wrap adopts it), so one lock per pjdl_buffer is enough. */
-static void pin_lock(pjdl_buffer *b) {
-    for (unsigned spins = 0; atomic_exchange_explicit(&b->pin_busy, true, memory_order_acquire);
-         spins++)
-        if (spins >= 64)
-            sched_yield();
-}
-
-static void pin_unlock(pjdl_buffer *b) {
-    atomic_store_explicit(&b->pin_busy, false, memory_order_release);
-}
-
 /* Drops the pin taken by pin(), which found both slots present. */
 static void unpin(pjdl_buffer *b) {
     const PJRT_Api *api = pjdl__client_api(b->client);
     PJRT_Buffer_DecreaseExternalReferenceCount_Args args = {
         .struct_size = PJRT_Buffer_DecreaseExternalReferenceCount_Args_STRUCT_SIZE,
         .buffer = b->buffer};
-    pin_lock(b);
+    pjdl__buffer_pin_lock(b);
     PJRT_Error *error = api->PJRT_Buffer_DecreaseExternalReferenceCount(&args);
-    pin_unlock(b);
+    pjdl__buffer_pin_unlock(b);
     if (error != NULL)
         pjdl__drop_error(api, error);
 }
@@ -119,9 +109,9 @@ static pjdl_code pin(pjdl_buffer *b) {
     PJRT_Buffer_IncreaseExternalReferenceCount_Args args = {
         .struct_size = PJRT_Buffer_IncreaseExternalReferenceCount_Args_STRUCT_SIZE,
         .buffer = b->buffer};
-    pin_lock(b);
+    pjdl__buffer_pin_lock(b);
     PJRT_Error *error = p->api->PJRT_Buffer_IncreaseExternalReferenceCount(&args);
-    pin_unlock(b);
+    pjdl__buffer_pin_unlock(b);
     if (error == NULL)
         return PJDL_OK;
     return pjdl__take_error_ctx(p->api, error, "PJRT_Buffer_IncreaseExternalReferenceCount");
@@ -326,6 +316,20 @@ static pjdl_code reserve(pjdl_buffer *b, const pjdl_export_options *o) {
     return code;
 }
 
+/* The error of an export that failed after reserve(): when a
+ * pjdl_buffer_delete landed in the meantime, that is why the plugin refused
+ * (the pin, the data pointer or the ready event of a deleted buffer), and
+ * the export says so as one after the delete does, whatever code the
+ * plugin gives a deleted buffer (the reference plugin's
+ * FAILED_PRECONDITION, XLA's INVALID_ARGUMENT). */
+static pjdl_code failed_export(pjdl_buffer *b, pjdl_code code) {
+    pthread_mutex_lock(&b->mu);
+    if (b->deleted)
+        code = pjdl__buffer_check_live_locked(b);
+    pthread_mutex_unlock(&b->mu);
+    return code;
+}
+
 static void unreserve(pjdl_buffer *b, const pjdl_export_options *o) {
     if (o->mode != PJDL_EXPORT_TRANSFER)
         return;
@@ -379,7 +383,7 @@ static pjdl_code export_any(pjdl_buffer *b, const pjdl_export_options *options, 
         if (ctx)
             export_free(ctx);
         unreserve(b, &o);
-        return code;
+        return failed_export(b, code);
     }
     plan_finish(b, &o, ctx, &plan);
     *out = managed_tensor(ctx, &plan, versioned);

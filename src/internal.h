@@ -223,6 +223,10 @@ void pjdl__buffer_free_block(pjdl_buffer *buffer);
  * buffer->mu held the answer stays true until it is released; without it
  * (the flags are atomic) it is a snapshot, for callers that tolerate a
  * concurrent delete (a shared export: its pin then fails). */
+/* The per-buffer lock of the calls that change a PJRT buffer's external
+ * reference count and of its deletion (export.c explains why). */
+void pjdl__buffer_pin_lock(pjdl_buffer *b);
+void pjdl__buffer_pin_unlock(pjdl_buffer *b);
 pjdl_code pjdl__buffer_check_live_locked(const pjdl_buffer *buffer);
 
 /* Waits for the ready event unless known ready (honours the timeout). */

@@ -1,9 +1,11 @@
-/* Helpers for the library's tests (tests/lib): loading the reference
- * plugin, making clients, and DLPack tensors with counting deleters. */
+/* Helpers for the library's tests (tests/lib): choosing and loading the
+ * plugin under test (the reference plugin or XLA's CPU plugin), making
+ * clients, and DLPack tensors with counting deleters. */
 #ifndef PJDL_TESTS_LIB_UTIL_H_
 #define PJDL_TESTS_LIB_UTIL_H_
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,12 +52,39 @@ static inline const char *lib_plugin_path(void) {
 #define LIB_XLA_PLUGIN_ENV "PJRT_XLA_CPU_PLUGIN"
 #endif
 
+/* The device type of an exported buffer in its default memory: kDLCPU on
+ * the CPU plugins, kDLOneAPI on Intel's (tests/oneapi). */
+#ifndef LIB_EXPORT_DEVICE_TYPE
+#define LIB_EXPORT_DEVICE_TYPE kDLCPU
+#endif
+
 static inline const char *lib_xla_plugin_path(void) {
     const char *p = getenv(LIB_XLA_PLUGIN_ENV);
     if (p == NULL || p[0] == '\0')
         fail_msg("%s is not set to the plugin: run scripts/setup.sh and reconfigure",
                  LIB_XLA_PLUGIN_ENV);
     return p;
+}
+
+/* Which plugin a test binary runs against, chosen by its first argument
+ * (lib_run): the reference plugin ("ref", the default) or XLA's CPU plugin
+ * ("xla"). A library test has one body and two fixtures; where XLA
+ * legitimately differs from the reference plugin the body says so with
+ * lib_on_xla(), for that plugin only. */
+typedef enum lib_kind { LIB_REF, LIB_XLA } lib_kind;
+
+static inline lib_kind *lib_kind_slot(void) {
+    static lib_kind kind = LIB_REF;
+    return &kind;
+}
+
+static inline bool lib_on_xla(void) {
+    return *lib_kind_slot() == LIB_XLA;
+}
+
+/* The plugin this run tests: PJRT_REF_PLUGIN or PJRT_XLA_CPU_PLUGIN. */
+static inline const char *lib_selected_path(void) {
+    return lib_on_xla() ? lib_xla_plugin_path() : lib_plugin_path();
 }
 
 /* A client of XLA's CPU plugin with its default options. */
@@ -76,6 +105,33 @@ static inline pjdl_client *lib_client(pjdl_plugin *plugin, const char *platform)
     opt.value.string_value = platform;
     pjdl_client *client = NULL;
     LIB_OK(pjdl_client_create(plugin, &opt, 1, &client));
+    return client;
+}
+
+/* The plugin this run tests, loaded. */
+static inline pjdl_plugin *lib_load_selected(void) {
+    pjdl_plugin *plugin = NULL;
+    LIB_OK(pjdl_plugin_load(lib_selected_path(), &plugin));
+    return plugin;
+}
+
+/* A cpu client of `plugin` (the one this run tests) with `devices` devices
+ * (0: the plugin's default): the reference plugin's platform "cpu" with
+ * num_devices, XLA's cpu_device_count. */
+static inline pjdl_client *lib_cpu_client(pjdl_plugin *plugin, int64_t devices) {
+    pjdl_option opts[2] = {{.name = "platform", .type = PJDL_OPTION_STRING},
+                           {.name = "num_devices", .type = PJDL_OPTION_INT64}};
+    opts[0].value.string_value = "cpu";
+    opts[1].value.int64_value = devices;
+    pjdl_option *o = opts;
+    size_t n = devices > 0 ? 2 : 1;
+    if (lib_on_xla()) {
+        opts[1].name = "cpu_device_count";
+        o = opts + 1;
+        n = devices > 0 ? 1 : 0;
+    }
+    pjdl_client *client = NULL;
+    LIB_OK(pjdl_client_create(plugin, n ? o : NULL, n, &client));
     return client;
 }
 
@@ -164,6 +220,12 @@ static inline int lib_setup_xla(void **state) {
     return 0;
 }
 
+/* cmocka set-up of the plugin this run tests: lib_setup_cpu or
+ * lib_setup_xla. */
+static inline int lib_setup(void **state) {
+    return lib_on_xla() ? lib_setup_xla(state) : lib_setup_cpu(state);
+}
+
 /* cmocka teardown of either set-up. */
 static inline int lib_teardown(void **state) {
     lib_fixture *f = *state;
@@ -175,13 +237,59 @@ static inline int lib_teardown(void **state) {
     return 0;
 }
 
+/* Asserts that nothing of `client` is left allocated in the reference
+ * plugin. XLA's plugin has no such count: on it, its leaks are the business
+ * of the valgrind and ASan runs of the same test (tests/CMakeLists.txt). */
+static inline void lib_expect_clean(pjdl_client *client) {
+    if (!lib_on_xla())
+        assert_int_equal(lib_live(client), 0);
+}
+
 /* cmocka teardown that first checks that the test left nothing of the
- * client's allocated in the reference plugin. */
+ * client's allocated (lib_expect_clean). */
 static inline int lib_teardown_clean(void **state) {
     lib_fixture *f = *state;
-    assert_int_equal(lib_live(f->client), 0);
+    lib_expect_clean(f->client);
     return lib_teardown(state);
 }
+
+#ifdef LIB_SUITE
+/* In test_lib_xla_suite each test's main is renamed (tests/lib/CMakeLists.txt):
+ * this is its prototype. */
+int main(int argc, char **argv);
+#endif
+
+/* main() of a library test: selects the plugin from argv[1] ("ref", the
+ * default, or "xla"; anything else is a usage error, exit 2), then runs
+ * `both` and, on the reference plugin only, `ref_only` (the tests of its
+ * own features: fault injection, its test extension, the xpu platform) as
+ * one cmocka group with the given group set-up and teardown. */
+static inline int lib_run(int argc, char **argv, const struct CMUnitTest *both, size_t n_both,
+                          const struct CMUnitTest *ref_only, size_t n_ref,
+                          CMFixtureFunction group_setup, CMFixtureFunction group_teardown) {
+    const char *which = argc > 1 ? argv[1] : "ref";
+    if (argc > 2 || (strcmp(which, "ref") != 0 && strcmp(which, "xla") != 0)) {
+        fprintf(stderr, "usage: %s [ref|xla]\n", argv[0]);
+        return 2;
+    }
+    *lib_kind_slot() = strcmp(which, "xla") == 0 ? LIB_XLA : LIB_REF;
+    size_t n = n_both + (lib_on_xla() ? 0 : n_ref);
+    struct CMUnitTest *tests = calloc(n, sizeof *tests);
+    if (tests == NULL)
+        return 1;
+    memcpy(tests, both, n_both * sizeof *tests);
+    if (n > n_both)
+        memcpy(tests + n_both, ref_only, n_ref * sizeof *tests);
+    int failed = _cmocka_run_group_tests(which, tests, n, group_setup, group_teardown);
+    free(tests);
+    return failed;
+}
+
+#define LIB_COUNT(tests) (sizeof(tests) / sizeof((tests)[0]))
+
+/* The common main(): every test of `tests` on both plugins, no group
+ * fixture. */
+#define LIB_RUN(argc, argv, tests) lib_run(argc, argv, tests, LIB_COUNT(tests), NULL, 0, NULL, NULL)
 
 /* Import options with `copy`, the rest default. */
 static inline pjdl_import_options lib_import_options(pjdl_copy copy) {
@@ -219,6 +327,23 @@ static inline int lib_wait_count(const int *counter, int want) {
         nanosleep(&ts, NULL);
     }
     return __atomic_load_n(counter, __ATOMIC_SEQ_CST);
+}
+
+/* The deleter count of `t` once the last view of it is gone: the reference
+ * plugin runs the view's on_delete_callback inside the call that dropped
+ * it; XLA may run it on a thread of its own a moment later, so on XLA this
+ * waits for `want` (lib_wait_count). */
+static inline int lib_deleted(lib_tensor *t, int want) {
+    return lib_on_xla() ? lib_wait_count(&t->deleted, want)
+                        : __atomic_load_n(&t->deleted, __ATOMIC_SEQ_CST);
+}
+
+/* 64-byte-aligned host memory, freed with free(): XLA views nothing less
+ * aligned, so a test that expects a view on both plugins imports this. */
+static inline void *lib_aligned(size_t n) {
+    void *p = NULL;
+    assert_int_equal(posix_memalign(&p, 64, n ? n : 64), 0);
+    return p;
 }
 
 /* Fills a tensor over `storage` (not owned); strides NULL: row-major. */

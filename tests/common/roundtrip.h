@@ -1,16 +1,10 @@
-/* Round trips host -> PJRT -> DLPack -> PJRT -> host, shared by the tests of
- * the reference plugin (tests/lib/test_roundtrip.c) and of XLA's CPU plugin
- * (tests/xla/test_xla_lib.c): the same assertions hold on both. */
+/* Round trips host -> PJRT -> DLPack -> PJRT -> host (tests/lib/test_roundtrip.c,
+ * on the reference plugin and on XLA's CPU plugin: the same assertions hold
+ * on both). */
 #ifndef PJDL_TESTS_ROUNDTRIP_H_
 #define PJDL_TESTS_ROUNDTRIP_H_
 
 #include "lib_util.h"
-
-/* The device type of an exported buffer in its default memory: kDLCPU on
- * the CPU plugins, kDLOneAPI on Intel's (tests/oneapi). */
-#ifndef LIB_EXPORT_DEVICE_TYPE
-#define LIB_EXPORT_DEVICE_TYPE kDLCPU
-#endif
 
 static inline void lib_fill(unsigned char *p, size_t n, PJRT_Buffer_Type type) {
     for (size_t i = 0; i < n; i++)

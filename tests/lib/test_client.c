@@ -1,10 +1,12 @@
-/* Clients, devices, memories and the DLDevice mapping on the cpu platform. */
+/* Clients, devices, memories and the DLDevice mapping on the cpu platform,
+ * of both plugins; re-registering a platform on the reference plugin's
+ * xpu. */
 #include "lib_util.h"
 
 static void cpu_client(void **state) {
     (void)state;
-    pjdl_plugin *plugin = lib_load();
-    pjdl_client *client = lib_client(plugin, "cpu");
+    pjdl_plugin *plugin = lib_load_selected();
+    pjdl_client *client = lib_cpu_client(plugin, 0);
     pjdl_plugin_release(plugin); /* the client keeps it alive */
     assert_string_equal(pjdl_client_platform_name(client), "cpu");
     assert_non_null(pjdl_client_platform_version(client));
@@ -38,17 +40,20 @@ static void cpu_client(void **state) {
     pjdl_client_release(client);
 }
 
+/* The plugin's own code and message come through for an option it
+ * refuses, and a device-count option is passed on: the reference plugin
+ * knows "platform" (not "gpu") and "num_devices"; XLA's knows no
+ * "platform" at all, and counts devices with "cpu_device_count". */
 static void bad_options(void **state) {
     (void)state;
-    pjdl_plugin *plugin = lib_load();
+    pjdl_plugin *plugin = lib_load_selected();
     pjdl_option opt = {.name = "platform", .type = PJDL_OPTION_STRING};
     opt.value.string_value = "gpu";
     pjdl_client *client = NULL;
-    /* The plugin's own code and message come through. */
     LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_client_create(plugin, &opt, 1, &client));
-    assert_non_null(strstr(pjdl_last_error(), "gpu"));
+    assert_non_null(strstr(pjdl_last_error(), lib_on_xla() ? "platform" : "gpu"));
     pjdl_option parsed;
-    LIB_OK(pjdl_option_parse("num_devices=3", &parsed));
+    LIB_OK(pjdl_option_parse(lib_on_xla() ? "cpu_device_count=3" : "num_devices=3", &parsed));
     LIB_OK(pjdl_client_create(plugin, &parsed, 1, &client));
     assert_int_equal(pjdl_client_device_count(client), 3);
     pjdl_client_release(client);
@@ -58,19 +63,29 @@ static void bad_options(void **state) {
 
 /* A plugin error passes through with the entry point named once: the
  * reference plugin starts its messages with the entry point's name, and the
- * library does not put it before them again. */
+ * library does not put it before them again; XLA's messages do not, and
+ * the library puts it before them once. Each plugin is given a host buffer
+ * it refuses: the reference plugin a TOKEN one, XLA one with a negative
+ * dimension. */
 static void plugin_error_named_once(void **state) {
     (void)state;
-    pjdl_plugin *plugin = lib_load();
-    pjdl_client *client = lib_client(plugin, "cpu");
+    pjdl_plugin *plugin = lib_load_selected();
+    pjdl_client *client = lib_cpu_client(plugin, 0);
     pjdl_plugin_release(plugin);
     const uint8_t data[4] = {0};
-    const int64_t dims[1] = {8};
+    const int64_t dims[1] = {lib_on_xla() ? -3 : 8};
     pjdl_buffer *buf = NULL;
-    LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_TOKEN,
-                                                           dims, 1, NULL, NULL, &buf));
+    if (lib_on_xla()) {
+        LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32,
+                                                               dims, 1, NULL, NULL, &buf));
+        assert_non_null(strstr(pjdl_last_error(), "PJRT_Client_BufferFromHostBuffer: Invalid"));
+    } else {
+        LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_TOKEN,
+                                                               dims, 1, NULL, NULL, &buf));
+        assert_non_null(
+            strstr(pjdl_last_error(), "PJRT_Client_BufferFromHostBuffer: element type TOKEN"));
+    }
     const char *message = pjdl_last_error();
-    assert_non_null(strstr(message, "PJRT_Client_BufferFromHostBuffer: element type TOKEN"));
     assert_null(
         strstr(message, "PJRT_Client_BufferFromHostBuffer: PJRT_Client_BufferFromHostBuffer"));
     assert_null(buf);
@@ -80,7 +95,7 @@ static void plugin_error_named_once(void **state) {
 /* Client and buffer made with the raw C API, then wrapped. */
 static void wrap_foreign(void **state) {
     (void)state;
-    pjdl_plugin *plugin = lib_load();
+    pjdl_plugin *plugin = lib_load_selected();
     const PJRT_Api *api = pjdl_plugin_api(plugin);
     PJRT_NamedValue opt = {.struct_size = PJRT_NamedValue_STRUCT_SIZE,
                            .name = "platform",
@@ -90,7 +105,7 @@ static void wrap_foreign(void **state) {
                            .value_size = 3};
     PJRT_Client_Create_Args ca = {.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE,
                                   .create_options = &opt,
-                                  .num_options = 1};
+                                  .num_options = lib_on_xla() ? 0 : 1}; /* XLA: no "platform" */
     assert_null(api->PJRT_Client_Create(&ca));
     pjdl_client *client = NULL;
     LIB_OK(pjdl_client_wrap(plugin, ca.client, &client));
@@ -185,14 +200,15 @@ static void platform_generation(void **state) {
     assert_int_not_equal(pjdl_platform_generation(), g1);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cpu_client),
         cmocka_unit_test(bad_options),
         cmocka_unit_test(plugin_error_named_once),
         cmocka_unit_test(wrap_foreign),
-        cmocka_unit_test(reregister_platform),
-        cmocka_unit_test(platform_generation),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    /* The registry tests touch no plugin: once, with the reference plugin. */
+    const struct CMUnitTest ref_only[] = {cmocka_unit_test(reregister_platform),
+                                          cmocka_unit_test(platform_generation)};
+    return lib_run(argc, argv, tests, LIB_COUNT(tests), ref_only, LIB_COUNT(ref_only), NULL, NULL);
 }

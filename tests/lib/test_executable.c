@@ -333,7 +333,7 @@ static void results_outlive_executable(void **state) {
     pjdl_buffer_release(out);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bad_mlir_reports_the_plugins_message),
         cmocka_unit_test(reference_plugin_cannot_compile),
@@ -343,5 +343,6 @@ int main(void) {
         cmocka_unit_test(export_waits_for_results),
         cmocka_unit_test(results_outlive_executable),
     };
-    return cmocka_run_group_tests(tests, lib_setup_xla, lib_teardown);
+    /* Run with "xla" (the fixture is XLA's whatever the argument). */
+    return lib_run(argc, argv, tests, LIB_COUNT(tests), NULL, 0, lib_setup_xla, lib_teardown);
 }
