@@ -150,8 +150,7 @@ static pjdl_code buffer_new(pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_
     atomic_init(&b->refs, 1);
     atomic_init(&b->ready, false);
     atomic_init(&b->pin_busy, false);
-    atomic_init(&b->pinned, false);
-    atomic_init(&b->export_spare, NULL);
+    /* pinned, export_spare, export_device: zero from pjdl__alloc */
     pthread_mutex_init(&b->mu, NULL);
     b->client = client;
     b->buffer = pjrt;

@@ -1,9 +1,9 @@
 /* Export: a pjdl_buffer as a DLPack tensor (versioned or legacy).
  *
  * One allocation per exported tensor holds the DLPack struct, its shape and
- * strides; a zero-copy export's is kept by the buffer for the next one. A zero-copy export pins the PJRT buffer with the external
- * reference count and holds a reference to the pjdl_buffer; the deleter
- * undoes both. A copy owns a 64-byte-aligned host allocation instead.
+ * strides; a zero-copy export's is kept by the buffer for the next one. A zero-copy export pins the
+ * PJRT buffer with the external reference count and holds a reference to the pjdl_buffer; the
+ * deleter undoes both. A copy owns a 64-byte-aligned host allocation instead.
  *
  * The common case, a shared zero-copy export of a buffer known ready, takes
  * no lock and calls no plugin function after the buffer's first export: the
