@@ -8,15 +8,18 @@
 #include "ref_internal.h"
 
 /* A queued copy: waits for `op.wait` (the source's ready event, if any),
- * simulates the transfer (delay, injected fault), copies (unless `src` is
- * NULL: the data was written at submission), then completes `done` (the
- * source may be released) and `ready` (the destination holds the data). */
+ * simulates the transfer (delay, injected fault), copies, then completes
+ * `done` (the source may be released) and `ready` (the destination holds
+ * the data). */
 typedef struct transfer_op {
     ref_op op;
     PJRT_Client *client;
     const char *what;
     ref_mem *src_mem; /* keeps a device source alive; NULL for host sources */
-    const char *src;  /* NULL: nothing left to copy */
+    const char *src;
+    void *staging;              /* owned copy of host data, given back after the copy */
+    ref_memory *staging_memory; /* whose block cache it came from */
+    size_t staging_size;
     ref_mem *dst_mem;
     char *dst;
     size_t num_dims;
@@ -34,6 +37,8 @@ static void finish(transfer_op *t, PJRT_Error_Code code, const char *message) {
         ref_event_release(t->done);
     }
     ref_mem_release(t->src_mem);
+    if (t->staging != NULL)
+        ref_memory_block_give(t->staging_memory, t->staging, t->staging_size);
     ref_mem_release(t->dst_mem);
     PJRT_Event *ready = t->ready;
     PJRT_Event *wait = t->op.wait; /* `message` may belong to it */
@@ -60,9 +65,8 @@ static void transfer_run(ref_op *op, PJRT_Error_Code status, const char *message
         finish(t, PJRT_Error_Code_INTERNAL, msg);
         return;
     }
-    if (t->src != NULL)
-        ref_strided_copy(t->dst, t->dst_strides, t->src, t->src_strides, t->dims, t->num_dims,
-                         t->element_size);
+    ref_strided_copy(t->dst, t->dst_strides, t->src, t->src_strides, t->dims, t->num_dims,
+                     t->element_size);
     finish(t, PJRT_Error_Code_OK, NULL);
 }
 
@@ -171,17 +175,17 @@ static bool known_semantics(PJRT_HostBufferSemantics sem) {
            sem == PJRT_HostBufferSemantics_kMutableZeroCopy;
 }
 
-/* Where a host-to-device transfer reads from: the caller's memory later,
- * or (`now`) nothing: the data is copied into the destination during the
- * call, because the caller's memory is only valid during the call (the
- * destination is new: nothing on the stream can touch it yet). Copying
- * there rather than into a staging copy saves a copy and an allocation. */
+/* Where a host-to-device transfer reads from: the caller's memory, or (with
+ * `staging`) a copy of it in the device layout, made now because the call's
+ * data is only valid during the call. */
 static void set_host_source(transfer_op *t, const ref_shape *shape, const void *data,
-                            const int64_t *src_strides, bool now) {
-    if (now) {
-        ref_strided_copy(t->dst, shape->strides, data, src_strides, shape->dims, shape->num_dims,
+                            const int64_t *src_strides, void *staging) {
+    if (staging != NULL) {
+        ref_strided_copy(staging, shape->strides, data, src_strides, shape->dims, shape->num_dims,
                          shape->element_size);
-        t->src = NULL;
+        t->staging = staging;
+        t->src = staging;
+        memcpy(t->src_strides, shape->strides, sizeof(t->src_strides));
     } else {
         t->src = data;
         memcpy(t->src_strides, src_strides, sizeof(t->src_strides));
@@ -228,17 +232,24 @@ PJRT_Error *ref_PJRT_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffe
     bool async_source = stream != NULL && sem != PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
     PJRT_Event *done =
         async_source ? ref_event_new() : ref_event_new_ready(PJRT_Error_Code_OK, NULL);
-    if (t == NULL || ready == NULL || done == NULL) {
+    void *staging = NULL;
+    if (stream != NULL && !async_source && shape.size > 0)
+        staging = ref_memory_block_take(memory, shape.size);
+    if (t == NULL || ready == NULL || done == NULL ||
+        (stream != NULL && !async_source && shape.size > 0 && staging == NULL)) {
         ref_free(client, t);
         ref_event_release(ready);
         ref_event_release(done);
+        ref_memory_block_give(memory, staging, shape.size);
         ref_mem_release(mem);
         return ref_error_oom(fn);
     }
     memcpy(t->dst_strides, shape.strides, shape.num_dims * sizeof(int64_t));
     t->dst_mem = ref_mem_retain(mem);
     t->dst = mem->data;
-    set_host_source(t, &shape, args->data, src_strides, stream != NULL && !async_source);
+    t->staging_memory = memory;
+    t->staging_size = shape.size;
+    set_host_source(t, &shape, args->data, src_strides, staging);
     t->ready = ref_event_retain(ready);
     t->done = async_source ? ref_event_retain(done) : NULL;
     PJRT_Buffer *buffer;
