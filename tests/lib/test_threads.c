@@ -251,12 +251,68 @@ static void first_exports_race_delete(void **state) {
     pjdl_plugin_release(plugin);
 }
 
+/* Exports race with pjdl_buffer_pjrt, which drops the library's pin of the
+ * PJRT buffer whenever it finds no export live: every export still gets
+ * the buffer's memory intact (an export that starts as the pin goes takes
+ * a new one), and once all are deleted and the handle is taken, the
+ * plugin's external reference count is zero. */
+static void exports_race_unpin(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load();
+    pjdl_client *client = lib_client(plugin, "cpu");
+    const char *valgrind = getenv("PJDL_UNDER_VALGRIND");
+    long count = valgrind && valgrind[0] == '1' ? 100 : 2000;
+    float data[16];
+    for (int i = 0; i < 16; i++)
+        data[i] = (float)i * 2.0f;
+    const int64_t dims[] = {4, 4};
+    pjdl_buffer *b = NULL;
+    LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
+    void *expect = NULL;
+    LIB_OK(pjdl_buffer_data_pointer(b, &expect));
+    pthread_barrier_t start;
+    assert_int_equal(pthread_barrier_init(&start, NULL, THREADS + 1), 0);
+    atomic_long attempts = 0;
+    pthread_t threads[THREADS];
+    exporter ex[THREADS];
+    for (int t = 0; t < THREADS; t++) {
+        ex[t] = (exporter){.buffer = b,
+                           .expect = expect,
+                           .data = data,
+                           .start = &start,
+                           .attempts = &attempts,
+                           .count = count};
+        assert_int_equal(pthread_create(&threads[t], NULL, export_while_deleted, &ex[t]), 0);
+    }
+    pthread_barrier_wait(&start);
+    PJRT_Buffer *raw = NULL;
+    for (long i = 0; i < count; i++)
+        LIB_OK(pjdl_buffer_pjrt(b, &raw));
+    for (int t = 0; t < THREADS; t++) {
+        pthread_join(threads[t], NULL);
+        assert_int_equal(ex[t].wrong, 0);
+        assert_int_equal(ex[t].ok, count);
+    }
+    pthread_barrier_destroy(&start);
+    LIB_OK(pjdl_buffer_pjrt(b, &raw));
+    const PJRT_Api *api = pjdl_plugin_api(plugin);
+    PJRT_Buffer_DecreaseExternalReferenceCount_Args dec = {
+        .struct_size = PJRT_Buffer_DecreaseExternalReferenceCount_Args_STRUCT_SIZE, .buffer = raw};
+    PJRT_Error *e = api->PJRT_Buffer_DecreaseExternalReferenceCount(&dec);
+    assert_non_null(e); /* zero: nothing left pinned */
+    PJRT_Error_Destroy_Args d = {.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE, .error = e};
+    api->PJRT_Error_Destroy(&d);
+    pjdl_buffer_release(b);
+    assert_int_equal(lib_live(client), 0);
+    pjdl_client_release(client);
+    pjdl_plugin_release(plugin);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(cpu_threads),
-        cmocka_unit_test(xpu_threads),
-        cmocka_unit_test(one_transfer_wins),
-        cmocka_unit_test(first_exports_race_delete),
+        cmocka_unit_test(cpu_threads),        cmocka_unit_test(xpu_threads),
+        cmocka_unit_test(one_transfer_wins),  cmocka_unit_test(first_exports_race_delete),
+        cmocka_unit_test(exports_race_unpin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
