@@ -189,6 +189,40 @@ static void *export_while_deleted(void *arg) {
     return NULL;
 }
 
+/* Exports each exporter tries: fewer under valgrind. */
+static long export_count(void) {
+    const char *valgrind = getenv("PJDL_UNDER_VALGRIND");
+    return valgrind && valgrind[0] == '1' ? 100 : 2000;
+}
+
+/* Starts THREADS exporters of `b` (whose 16 values are `data`), each trying
+ * `count` exports once `start` (THREADS + 1 parties, made here) opens. */
+static void start_exporters(pjdl_buffer *b, const float *data, long count, pthread_barrier_t *start,
+                            atomic_long *attempts, pthread_t *threads, exporter *ex) {
+    void *expect = NULL;
+    LIB_OK(pjdl_buffer_data_pointer(b, &expect));
+    assert_int_equal(pthread_barrier_init(start, NULL, THREADS + 1), 0);
+    for (int t = 0; t < THREADS; t++) {
+        ex[t] = (exporter){.buffer = b,
+                           .expect = expect,
+                           .data = data,
+                           .start = start,
+                           .attempts = attempts,
+                           .count = count};
+        assert_int_equal(pthread_create(&threads[t], NULL, export_while_deleted, &ex[t]), 0);
+    }
+}
+
+/* A 4x4 f32 buffer of data[i] = i * step (data: 16 floats, filled here). */
+static pjdl_buffer *sixteen_floats(pjdl_client *client, float *data, float step) {
+    for (int i = 0; i < 16; i++)
+        data[i] = (float)i * step;
+    const int64_t dims[] = {4, 4};
+    pjdl_buffer *b = NULL;
+    LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
+    return b;
+}
+
 /* The first exports of fresh buffers race each other (they fill the kept
  * data pointer) and a pjdl_buffer_delete: every export that succeeds has the
  * buffer's pointer and intact data; once one is refused, none succeeds. */
@@ -196,32 +230,16 @@ static void first_exports_race_delete(void **state) {
     (void)state;
     pjdl_plugin *plugin = lib_load();
     pjdl_client *client = lib_client(plugin, "cpu");
-    const char *valgrind = getenv("PJDL_UNDER_VALGRIND");
-    long count = valgrind && valgrind[0] == '1' ? 100 : 2000;
+    long count = export_count();
     float data[16];
-    for (int i = 0; i < 16; i++)
-        data[i] = (float)i;
-    const int64_t dims[] = {4, 4};
     long refused = 0;
     for (int round = 0; round < 6; round++) {
-        pjdl_buffer *b = NULL;
-        LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
-        void *expect = NULL;
-        LIB_OK(pjdl_buffer_data_pointer(b, &expect));
+        pjdl_buffer *b = sixteen_floats(client, data, 1.0f);
         pthread_barrier_t start;
-        assert_int_equal(pthread_barrier_init(&start, NULL, THREADS + 1), 0);
         atomic_long attempts = 0;
         pthread_t threads[THREADS];
         exporter ex[THREADS];
-        for (int t = 0; t < THREADS; t++) {
-            ex[t] = (exporter){.buffer = b,
-                               .expect = expect,
-                               .data = data,
-                               .start = &start,
-                               .attempts = &attempts,
-                               .count = count};
-            assert_int_equal(pthread_create(&threads[t], NULL, export_while_deleted, &ex[t]), 0);
-        }
+        start_exporters(b, data, count, &start, &attempts, threads, ex);
         /* Round 0 deletes before any export starts; the others after a
          * number of exports that grows with the round, polled with short
          * sleeps (the exporters may also all finish first). */
@@ -260,30 +278,14 @@ static void exports_race_unpin(void **state) {
     (void)state;
     pjdl_plugin *plugin = lib_load();
     pjdl_client *client = lib_client(plugin, "cpu");
-    const char *valgrind = getenv("PJDL_UNDER_VALGRIND");
-    long count = valgrind && valgrind[0] == '1' ? 100 : 2000;
     float data[16];
-    for (int i = 0; i < 16; i++)
-        data[i] = (float)i * 2.0f;
-    const int64_t dims[] = {4, 4};
-    pjdl_buffer *b = NULL;
-    LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
-    void *expect = NULL;
-    LIB_OK(pjdl_buffer_data_pointer(b, &expect));
+    pjdl_buffer *b = sixteen_floats(client, data, 2.0f);
+    long count = export_count();
     pthread_barrier_t start;
-    assert_int_equal(pthread_barrier_init(&start, NULL, THREADS + 1), 0);
     atomic_long attempts = 0;
     pthread_t threads[THREADS];
     exporter ex[THREADS];
-    for (int t = 0; t < THREADS; t++) {
-        ex[t] = (exporter){.buffer = b,
-                           .expect = expect,
-                           .data = data,
-                           .start = &start,
-                           .attempts = &attempts,
-                           .count = count};
-        assert_int_equal(pthread_create(&threads[t], NULL, export_while_deleted, &ex[t]), 0);
-    }
+    start_exporters(b, data, count, &start, &attempts, threads, ex);
     pthread_barrier_wait(&start);
     PJRT_Buffer *raw = NULL;
     for (long i = 0; i < count; i++)
