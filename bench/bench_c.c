@@ -13,7 +13,10 @@
  *   xfer.{h2d,d2h,memcpy}          xpu host<->device, 256 MiB, GB/s: the plugin's
  *                                  BufferFromHostBuffer (one copy) and the
  *                                  library's pjdl_buffer_to_host
- *   xfer.lib_h2d                   the library's pjdl_buffer_from_host, GB/s
+ *   xfer.lib_h2d                   the library's pjdl_buffer_from_host, GB/s (the
+ *                                  plugin reuses the freed block of that size)
+ *   xfer.lib_h2d_fresh             the same, a size not seen before each time: a
+ *                                  fresh allocation, first touch and the copy
  *   threads.{one,two,ratio}        export + delete throughput, ops/s (wall clock)
  *   threads.cpu_{one,two,ratio}    the same from the threads' CPU time: the
  *                                  scaling with a free core per thread
@@ -179,18 +182,33 @@ typedef struct xfer_arg {
     pjdl_buffer *device; /* for d2h */
 } xfer_arg;
 
+/* pjdl_buffer_from_host of `rows` x dims[1] floats until ready. */
+static void h2d_once(xfer_arg *a, int64_t rows) {
+    const int64_t dims[2] = {rows, a->dims[1]};
+    pjdl_buffer *b = NULL;
+    if (pjdl_buffer_from_host(a->client, a->host, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b) !=
+            PJDL_OK ||
+        pjdl_buffer_await(b) != PJDL_OK) {
+        fprintf(stderr, "bench: host to device failed: %s\n", pjdl_last_error());
+        exit(1);
+    }
+    pjdl_buffer_release(b);
+}
+
 static void loop_h2d(void *arg, int64_t n) {
     xfer_arg *a = arg;
-    for (int64_t i = 0; i < n; i++) {
-        pjdl_buffer *b = NULL;
-        if (pjdl_buffer_from_host(a->client, a->host, PJRT_Buffer_Type_F32, a->dims, 2, NULL, NULL,
-                                  &b) != PJDL_OK ||
-            pjdl_buffer_await(b) != PJDL_OK) {
-            fprintf(stderr, "bench: host to device failed: %s\n", pjdl_last_error());
-            exit(1);
-        }
-        pjdl_buffer_release(b);
-    }
+    for (int64_t i = 0; i < n; i++)
+        h2d_once(a, a->dims[0]);
+}
+
+/* A size the plugin has not seen lately each time (its block cache keeps a
+ * few sizes): allocation and first touch of fresh memory, then the copy.
+ * 1 to 64 rows fewer than the source has, in turn. */
+static void loop_h2d_fresh(void *arg, int64_t n) {
+    xfer_arg *a = arg;
+    static int64_t turn;
+    for (int64_t i = 0; i < n; i++, turn++)
+        h2d_once(a, a->dims[0] > 64 ? a->dims[0] - 1 - turn % 64 : a->dims[0]);
 }
 
 /* The plugin's own host-to-device transfer (PJRT_Client_BufferFromHostBuffer,
@@ -266,16 +284,16 @@ static bool transfers(const char *plugin, const cfg *c) {
         d2h.host = dst;
         bench_memcpy_arg ma = {dst, host, bytes};
         bench_case cases[] = {
-            {NULL, loop_h2d_raw, &a, 0},
-            {NULL, loop_d2h, &d2h, 0},
-            {NULL, bench_loop_memcpy, &ma, 0},
-            {NULL, loop_h2d, &a, 0},
+            {NULL, loop_h2d_raw, &a, 0},       {NULL, loop_d2h, &d2h, 0},
+            {NULL, bench_loop_memcpy, &ma, 0}, {NULL, loop_h2d, &a, 0},
+            {NULL, loop_h2d_fresh, &a, 0},
         };
-        bench_interleave(cases, 4, c->smoke ? 1 : 15, 1);
+        bench_interleave(cases, 5, c->smoke ? 1 : 15, 1);
         bench_emit("xfer.h2d", gbs(bytes, cases[0].median_ns), "GB/s");
         bench_emit("xfer.d2h", gbs(bytes, cases[1].median_ns), "GB/s");
         bench_emit("xfer.memcpy", gbs(bytes, cases[2].median_ns), "GB/s");
         bench_emit("xfer.lib_h2d", gbs(bytes, cases[3].median_ns), "GB/s");
+        bench_emit("xfer.lib_h2d_fresh", gbs(bytes, cases[4].median_ns), "GB/s");
     } else {
         fprintf(stderr, "bench: transfers: %s\n", pjdl_last_error());
     }

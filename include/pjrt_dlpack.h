@@ -365,7 +365,9 @@ PJDL_API void pjdl_buffer_retain(pjdl_buffer *buffer);
 PJDL_API void pjdl_buffer_release(pjdl_buffer *buffer);
 
 /* The PJRT buffer; borrowed, valid while `buffer` lives. FAILED_PRECONDITION
- * after a transfer-mode export or a delete. */
+ * after a transfer-mode export or a delete. The library keeps one external
+ * reference of it from the first export on; with no export live it is
+ * dropped here, so that the caller sees only the references it takes. */
 PJDL_API pjdl_code pjdl_buffer_pjrt(pjdl_buffer *buffer, PJRT_Buffer **out);
 
 /* PJRT_Buffer_Delete: the device memory is freed once no export pins it.

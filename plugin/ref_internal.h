@@ -324,6 +324,13 @@ bool ref_memory_contains(ref_memory *memory, const void *ptr, size_t size);
 extern const PJRT_Memory_FunctionTable ref_memory_vtable;
 /* Runs the destructors of the memory's user data and frees it. */
 void ref_memory_free_user_data(ref_memory *memory);
+/* Host memory of `size` bytes for a transfer into `memory` (a staging
+ * copy), from the memory's block cache when it holds a block of that size,
+ * so that repeated transfers of one size reuse memory; NULL when out of
+ * memory. ref_memory_block_give hands it back (to the cache or freed). */
+void *ref_memory_block_take(ref_memory *memory, size_t size);
+void ref_memory_block_give(ref_memory *memory, void *data, size_t size);
+
 /* Frees the memory's cached blocks; returns how many there were. */
 size_t ref_memory_flush_cache(ref_memory *memory);
 

@@ -15,13 +15,15 @@ static ref_mem *mem_new(ref_memory *memory) {
     return mem;
 }
 
-/* Takes a cached block of exactly `size` bytes, or returns NULL. */
+/* Takes a cached block of exactly `size` bytes, the one kept last (a
+ * buffer's block freed just before is the one reused, not a transfer's
+ * staging block), or returns NULL. */
 static void *cache_take(ref_memory *memory, size_t size) {
     void *data = NULL;
     if (size < REF_CACHE_MIN_BYTES)
         return NULL;
     pthread_mutex_lock(&memory->mu);
-    for (size_t i = 0; i < memory->cache_count && data == NULL; i++) {
+    for (size_t i = memory->cache_count; i-- > 0 && data == NULL;) {
         if (memory->cache_size[i] == size) {
             data = memory->cache_data[i];
             memory->cache_count--;
@@ -51,6 +53,16 @@ static bool cache_put(ref_memory *memory, void *data, size_t size) {
     if (kept)
         ref_alloc_reattribute(memory->client, NULL);
     return kept;
+}
+
+void *ref_memory_block_take(ref_memory *memory, size_t size) {
+    void *data = cache_take(memory, size);
+    return data != NULL ? data : ref_alloc_data(memory->client, size);
+}
+
+void ref_memory_block_give(ref_memory *memory, void *data, size_t size) {
+    if (data != NULL && !cache_put(memory, data, size))
+        ref_free_data(memory->client, data);
 }
 
 size_t ref_memory_flush_cache(ref_memory *memory) {

@@ -18,7 +18,9 @@ typedef struct transfer_op {
     const char *what;
     ref_mem *src_mem; /* keeps a device source alive; NULL for host sources */
     const char *src;
-    void *staging; /* owned copy of host data, freed after the copy */
+    void *staging;              /* owned copy of host data, given back after the copy */
+    ref_memory *staging_memory; /* whose block cache it came from */
+    size_t staging_size;
     ref_mem *dst_mem;
     char *dst;
     size_t num_dims;
@@ -40,7 +42,8 @@ static void finish(transfer_op *t, PJRT_Error_Code code, const char *message) {
         ref_event_release(t->done);
     }
     ref_mem_release(t->src_mem);
-    ref_free_data(t->client, t->staging);
+    if (t->staging != NULL)
+        ref_memory_block_give(t->staging_memory, t->staging, t->staging_size);
     ref_mem_release(t->dst_mem);
     PJRT_Event *ready = t->ready;
     PJRT_Event *wait = t->op.wait; /* `message` may belong to it */
@@ -275,13 +278,13 @@ PJRT_Error *ref_PJRT_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffe
     /* Staged in the host form (one byte per sub-byte element), packed by the op. */
     size_t host_size = shape.num_elements * shape.element_size;
     if (stream != NULL && !async_source && shape.size > 0)
-        staging = ref_alloc_data(client, host_size);
+        staging = ref_memory_block_take(memory, host_size);
     if (t == NULL || ready == NULL || done == NULL ||
         (stream != NULL && !async_source && shape.size > 0 && staging == NULL)) {
         ref_free(client, t);
         ref_event_release(ready);
         ref_event_release(done);
-        ref_free_data(client, staging);
+        ref_memory_block_give(memory, staging, host_size);
         ref_mem_release(mem);
         return ref_error_oom(fn);
     }
@@ -289,6 +292,8 @@ PJRT_Error *ref_PJRT_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffe
     t->pack_bits = shape.packed_bits;
     t->dst_mem = ref_mem_retain(mem);
     t->dst = mem->data;
+    t->staging_memory = memory;
+    t->staging_size = host_size;
     set_host_source(t, &shape, args->data, src_strides, staging);
     t->ready = ref_event_retain(ready);
     t->done = async_source ? ref_event_retain(done) : NULL;

@@ -195,7 +195,11 @@ done:
 static PyObject *client_from_dlpack(PyObject *obj, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"x", "device", "copy", NULL};
     PyObject *x, *target = Py_None, *copy = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OO:from_dlpack", kwlist, &x, &target, &copy))
+    /* The common call, one argument and no keywords, without the parser. */
+    if (kwargs == NULL && PyTuple_GET_SIZE(args) == 1)
+        x = PyTuple_GET_ITEM(args, 0);
+    else if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OO:from_dlpack", kwlist, &x, &target,
+                                          &copy))
         return NULL;
     pjpy_client *self = (pjpy_client *)obj;
     pjdl_device *device;

@@ -14,7 +14,10 @@
  * library call (PJPY_NOGIL), and by a pending call (Py_AddPendingCall, which
  * never blocks) otherwise. Once the interpreter is exiting, callbacks that
  * cannot run at once are dropped: the producer's memory is leaked rather than
- * the process crashed or hung.
+ * the process crashed or hung. A callback made on a Python thread inside its
+ * own library call (PJPY_NOGIL: a buffer's release running the deleter of the
+ * tensor it viewed) waits in that thread's slot instead, and runs when the
+ * call returns: no allocation, lock or pending call.
  *
  * "Holds the GIL" is asked of CPython's thread state (pjpy_thread_attached),
  * never of PyGILState_Check: CPython 3.10 and 3.11 make that answer 1 for
@@ -25,6 +28,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 typedef struct deferred {
@@ -122,15 +126,60 @@ static int drain_pending(void *unused) {
     return 0;
 }
 
+/* One callback made on this thread while it released the GIL of the home
+ * interpreter itself (PJPY_NOGIL): the thread runs it when it takes the GIL
+ * back, so it needs neither the queue nor a pending call. */
+typedef struct nogil_slot {
+    bool open;
+    void (*run)(void *);
+    void (*drop)(void *);
+    void *arg;
+} nogil_slot;
+static _Thread_local nogil_slot slot;
+
+static void enqueue(void (*run)(void *), void (*drop)(void *), void *arg);
+
+PyThreadState *pjpy_nogil_begin(void) {
+    slot.open = pjpy_thread_attached() == PJPY_ATTACHED_HOME;
+    return PyEval_SaveThread();
+}
+
+void pjpy_nogil_end(PyThreadState *save, int drain) {
+    PyEval_RestoreThread(save);
+    nogil_slot kept = slot;
+    slot = (nogil_slot){0};
+    if (kept.run != NULL && drain) {
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        kept.run(kept.arg);
+        PyErr_Restore(type, value, tb);
+    } else if (kept.run != NULL) {
+        enqueue(kept.run, kept.drop, kept.arg);
+    }
+    if (drain)
+        pjpy_drain_deferred();
+}
+
 void pjpy_call_with_gil(void (*run)(void *), void (*drop)(void *), void *arg) {
     if (!Py_IsInitialized()) {
         drop(arg);
         return;
     }
-    if (pjpy_thread_attached() == PJPY_ATTACHED_HOME) {
+    pjpy_attach here = pjpy_thread_attached();
+    if (here == PJPY_ATTACHED_HOME) {
         run(arg);
         return;
     }
+    if (here == PJPY_DETACHED && slot.open && slot.run == NULL) {
+        slot = (nogil_slot){.open = true, .run = run, .drop = drop, .arg = arg};
+        return;
+    }
+    enqueue(run, drop, arg);
+}
+
+/* Queues run(arg) for a thread holding the GIL (drop(arg) instead once the
+ * interpreter is exiting). */
+static void enqueue(void (*run)(void *), void (*drop)(void *), void *arg) {
     deferred *d = NULL;
     if (!atomic_load(&exiting) && !finalizing())
         d = malloc(sizeof *d);

@@ -146,17 +146,24 @@ int pjpy_may_release_gil(void);
 /* Runs the callbacks queued by pjpy_call_with_gil. Needs the GIL. */
 void pjpy_drain_deferred(void);
 
+/* The GIL released around a library call (PJPY_NOGIL): pjpy_nogil_begin
+ * releases it and opens this thread's slot, where pjpy_call_with_gil keeps
+ * one callback made on this thread meanwhile (no queue, no pending call);
+ * pjpy_nogil_end takes the GIL back, then runs the slot's callback and the
+ * queued ones when `drain` is set, else leaves them to the queue. */
+PyThreadState *pjpy_nogil_begin(void);
+void pjpy_nogil_end(PyThreadState *save, int drain);
+
 /* Runs `stmt` (a library call that may wait or take locks) without the GIL
- * when that is allowed, then runs the callbacks it queued. `stmt` must not
+ * when that is allowed, then runs the callbacks it made. `stmt` must not
  * touch Python objects. */
 // clang-format off
 #define PJPY_NOGIL(stmt)                                                                           \
     do {                                                                                           \
         if (pjpy_may_release_gil()) {                                                              \
-            PyThreadState *pjpy_save_ = PyEval_SaveThread();                                       \
+            PyThreadState *pjpy_save_ = pjpy_nogil_begin();                                        \
             stmt;                                                                                  \
-            PyEval_RestoreThread(pjpy_save_);                                                      \
-            pjpy_drain_deferred();                                                                 \
+            pjpy_nogil_end(pjpy_save_, 1);                                                         \
         } else {                                                                                   \
             stmt;                                                                                  \
         }                                                                                          \
@@ -164,17 +171,15 @@ void pjpy_drain_deferred(void);
 // clang-format on
 
 /* The same for a library call returning a pjdl_code: `rc = (expr)`. The
- * queued callbacks run only on success, so that the calling thread's
+ * callbacks run here only on success, so that the calling thread's
  * pjdl_last_error() still describes a failure when it is raised. */
 // clang-format off
 #define PJPY_NOGIL_RC(rc, expr)                                                                    \
     do {                                                                                           \
         if (pjpy_may_release_gil()) {                                                              \
-            PyThreadState *pjpy_save_ = PyEval_SaveThread();                                       \
+            PyThreadState *pjpy_save_ = pjpy_nogil_begin();                                        \
             (rc) = (expr);                                                                         \
-            PyEval_RestoreThread(pjpy_save_);                                                      \
-            if ((rc) == PJDL_OK)                                                                   \
-                pjpy_drain_deferred();                                                             \
+            pjpy_nogil_end(pjpy_save_, (rc) == PJDL_OK);                                           \
         } else {                                                                                   \
             (rc) = (expr);                                                                         \
         }                                                                                          \

@@ -154,6 +154,7 @@ static pjdl_code buffer_new(pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_
     atomic_init(&b->refs, 1);
     atomic_init(&b->ready, false);
     atomic_init(&b->pin_busy, false);
+    /* pinned, export_spare, export_device: zero from pjdl__alloc */
     pthread_mutex_init(&b->mu, NULL);
     b->client = client;
     b->buffer = pjrt;
@@ -169,6 +170,7 @@ static pjdl_code buffer_new(pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_
 }
 
 void pjdl__buffer_free_block(pjdl_buffer *b) {
+    free(atomic_load_explicit(&b->export_spare, memory_order_relaxed));
     pthread_mutex_destroy(&b->mu);
     free(b->layout_error);
     free(b);
@@ -247,6 +249,12 @@ void pjdl_buffer_release(pjdl_buffer *buffer) {
     if (atomic_load_explicit(&buffer->refs, memory_order_acquire) != 1 &&
         atomic_fetch_sub_explicit(&buffer->refs, 1, memory_order_acq_rel) != 1)
         return;
+    pjdl__buffer_destroy(buffer);
+}
+
+void pjdl__buffer_destroy(pjdl_buffer *buffer) {
+    if (atomic_load_explicit(&buffer->pinned, memory_order_relaxed))
+        pjdl__buffer_unpin_final(buffer);
     pjdl__pjrt_buffer_destroy(pjdl__client_api(buffer->client), buffer->buffer);
     pjdl_client_release(buffer->client);
     /* An imported view's allocation also holds the owner of the producer's
@@ -274,9 +282,13 @@ pjdl_code pjdl_buffer_pjrt(pjdl_buffer *buffer, PJRT_Buffer **out) {
     pthread_mutex_lock(&buffer->mu);
     pjdl_code code = pjdl__buffer_check_live_locked(buffer);
     pthread_mutex_unlock(&buffer->mu);
-    if (code == PJDL_OK)
-        *out = buffer->buffer;
-    return code;
+    if (code != PJDL_OK)
+        return code;
+    /* The caller may count the handle's external references or donate it:
+     * the library's pin stays only while one of its exports is live. */
+    pjdl__buffer_unpin_idle(buffer);
+    *out = buffer->buffer;
+    return PJDL_OK;
 }
 
 void pjdl__buffer_pin_lock(pjdl_buffer *b) {
@@ -310,9 +322,13 @@ pjdl_code pjdl_buffer_delete(pjdl_buffer *buffer) {
             code = PJDL_CALL(p->api, PJRT_Buffer_Delete, &args);
             pjdl__buffer_pin_unlock(buffer);
         }
-        buffer->deleted = code == PJDL_OK;
+        /* Set before the pin is looked at: an export that starts after
+         * the unpin sees it (export.c, pin_once). */
+        atomic_store(&buffer->deleted, code == PJDL_OK);
     }
     pthread_mutex_unlock(&buffer->mu);
+    if (code == PJDL_OK)
+        pjdl__buffer_unpin_idle(buffer); /* frees the memory unless an export holds it */
     return code;
 }
 

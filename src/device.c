@@ -112,8 +112,7 @@ pjdl_code pjdl_device_dl(const pjdl_device *device, const pjdl_memory *memory, D
     if (pjdl_dl_device_type_host_reachable(type))
         out->device_id = 0;
     else
-        out->device_id =
-            device->local_hardware_id >= 0 ? device->local_hardware_id : (int32_t)device->index;
+        out->device_id = pjdl__device_dl_id(device);
     return PJDL_OK;
 }
 

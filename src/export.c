@@ -1,15 +1,17 @@
 /* Export: a pjdl_buffer as a DLPack tensor (versioned or legacy).
  *
  * One allocation per exported tensor holds the DLPack struct, its shape and
- * strides. A zero-copy export pins the PJRT buffer with the external
- * reference count and holds a reference to the pjdl_buffer; the deleter
- * undoes both. A copy owns a 64-byte-aligned host allocation instead.
+ * strides; a zero-copy export's is kept by the buffer for the next one. A zero-copy export pins the
+ * PJRT buffer with the external reference count and holds a reference to the pjdl_buffer; the
+ * deleter undoes both. A copy owns a 64-byte-aligned host allocation instead.
  *
  * The common case, a shared zero-copy export of a buffer known ready, takes
- * no lock of its own and calls the plugin only to pin (and, in the deleter,
- * to unpin): the state flags are read atomically, readiness is remembered by
- * the buffer, and the data pointer and dtype are kept by the buffer after
- * the first such export (see known_data).
+ * no lock and calls no plugin function after the buffer's first export: the
+ * state flags are read atomically, readiness is remembered by the buffer,
+ * the PJRT buffer stays pinned by the library from the first export on
+ * (pin_once), and the data pointer and dtype are kept by the buffer (see
+ * known_data). An export and its deleter each change one atomic counter,
+ * the buffer's refs (PJDL_EXPORT_REF).
  *
  * Sub-byte types (docs/design.md, "Sub-byte types"): a zero-copy export
  * hands out the device memory as it is, packed for 1, 2 and 4 bits and one
@@ -29,8 +31,7 @@ typedef struct export_ctx {
         DLManagedTensorVersioned versioned;
         DLManagedTensor legacy;
     } t;
-    pjdl_buffer *buffer; /* held reference; NULL for a host copy */
-    bool pinned;         /* holds one external reference of buffer */
+    pjdl_buffer *buffer; /* holds PJDL_EXPORT_REF of it; NULL for a host copy */
     void *host_data;     /* owned host copy, or NULL */
     int64_t dims[];      /* shape, then strides: 2 * ndim entries */
 } export_ctx;
@@ -65,28 +66,65 @@ static bool has_pin_slots(const PJRT_Api *api) {
  * may free a view's memory and run its on_delete_callback, which may drop
  * the pin of another buffer (the view's producer) on the same thread; a
  * shared lock could then be taken twice. A PJRT buffer has one pjdl_buffer
- * (pjdl_buffer_wrap adopts it), so one lock per pjdl_buffer is enough. */
-/* Drops the pin taken by pin(), which found both slots present. */
-static void unpin(pjdl_buffer *b) {
+ * (pjdl_buffer_wrap adopts it), so one lock per pjdl_buffer is enough.
+ *
+ * unpin_call is the plugin's DecreaseExternalReferenceCount for the
+ * library's pin, under that lock or on the buffer's destruction. */
+static void unpin_call(pjdl_buffer *b) {
     const PJRT_Api *api = pjdl__client_api(b->client);
     PJRT_Buffer_DecreaseExternalReferenceCount_Args args = {
         .struct_size = PJRT_Buffer_DecreaseExternalReferenceCount_Args_STRUCT_SIZE,
         .buffer = b->buffer};
-    pjdl__buffer_pin_lock(b);
     PJRT_Error *error = api->PJRT_Buffer_DecreaseExternalReferenceCount(&args);
-    pjdl__buffer_pin_unlock(b);
     if (error != NULL)
         pjdl__drop_error(api, error);
 }
 
+/* The pin is dropped only while no export is live. An export counts
+ * itself in refs first and then reads `pinned`; this clears `pinned` first
+ * and then reads the count (all sequentially consistent). So either this
+ * sees the export and keeps the pin, or the export sees no pin and takes
+ * its own (pin_once, after this one is done: same lock). */
+void pjdl__buffer_unpin_idle(pjdl_buffer *b) {
+    if (!atomic_load(&b->pinned))
+        return;
+    pjdl__buffer_pin_lock(b);
+    if (atomic_load(&b->pinned)) {
+        atomic_store(&b->pinned, false);
+        if (atomic_load(&b->refs) / PJDL_EXPORT_REF == 0)
+            unpin_call(b);
+        else
+            atomic_store(&b->pinned, true);
+    }
+    pjdl__buffer_pin_unlock(b);
+}
+
+void pjdl__buffer_unpin_final(pjdl_buffer *b) {
+    atomic_store_explicit(&b->pinned, false, memory_order_relaxed);
+    unpin_call(b);
+}
+
+/* Drops one export's count; the last reference of any kind frees. */
+static void export_release(pjdl_buffer *b) {
+    if (atomic_fetch_sub_explicit(&b->refs, PJDL_EXPORT_REF, memory_order_acq_rel) ==
+        PJDL_EXPORT_REF)
+        pjdl__buffer_destroy(b);
+}
+
+/* A view's block is kept in its buffer for the next export (one block per
+ * buffer; a block already kept is freed instead). */
 static void export_free(export_ctx *ctx) {
-    if (ctx->pinned)
-        unpin(ctx->buffer);
-    if (ctx->buffer != NULL)
-        pjdl_buffer_release(ctx->buffer);
+    pjdl_buffer *b = ctx->buffer;
     if (ctx->host_data != NULL)
         free(ctx->host_data);
-    free(ctx);
+    if (b == NULL) {
+        free(ctx);
+        return;
+    }
+    void *kept = atomic_exchange(&b->export_spare, ctx);
+    if (kept != NULL)
+        free(kept);
+    export_release(b);
 }
 
 static void delete_versioned(DLManagedTensorVersioned *self) {
@@ -99,7 +137,14 @@ static void delete_legacy(DLManagedTensor *self) {
         export_free(self->manager_ctx);
 }
 
-static pjdl_code pin(pjdl_buffer *b) {
+/* The library's pin of the PJRT buffer, taken by the first export (the
+ * caller has counted itself in refs). Kept until the buffer is destroyed,
+ * deleted with no export live, or its PJRT handle is taken with none live
+ * (pjdl__buffer_unpin_idle): the PJRT buffer's memory is then held exactly
+ * while an export may use it, as when every export pinned on its own. */
+static pjdl_code pin_once(pjdl_buffer *b) {
+    if (atomic_load(&b->pinned))
+        return PJDL_OK;
     const pjdl_plugin *p = b->client->plugin;
     if (!has_pin_slots(p->api)) {
         PJDL_TRY(PJDL_NEED(p, PJRT_Buffer_IncreaseExternalReferenceCount));
@@ -109,8 +154,13 @@ static pjdl_code pin(pjdl_buffer *b) {
     PJRT_Buffer_IncreaseExternalReferenceCount_Args args = {
         .struct_size = PJRT_Buffer_IncreaseExternalReferenceCount_Args_STRUCT_SIZE,
         .buffer = b->buffer};
+    PJRT_Error *error = NULL;
     pjdl__buffer_pin_lock(b);
-    PJRT_Error *error = p->api->PJRT_Buffer_IncreaseExternalReferenceCount(&args);
+    if (!atomic_load_explicit(&b->pinned, memory_order_relaxed)) {
+        error = p->api->PJRT_Buffer_IncreaseExternalReferenceCount(&args);
+        if (error == NULL)
+            atomic_store(&b->pinned, true);
+    }
     pjdl__buffer_pin_unlock(b);
     if (error == NULL)
         return PJDL_OK;
@@ -121,7 +171,7 @@ static pjdl_code pin(pjdl_buffer *b) {
  *
  * It is asked of the plugin by the first zero-copy export only, and kept in
  * the buffer (with the dtype) for every later one. That is sound because
- * the pointer is used only after a successful pin:
+ * the pointer is used only while the library's pin is held (pin_once):
  *  - A PJRT buffer's device memory does not move: a live (not deleted)
  *    buffer reports one address all its life. The memory goes away only
  *    with the buffer's deletion: PJRT_Buffer_Delete (ours, or a caller's on
@@ -172,15 +222,24 @@ static pjdl_code make_ready(pjdl_buffer *b, const pjdl_export_options *o) {
     return pjdl__take_error_ctx(p->api, ext->wait_stream(&args), "wait_stream");
 }
 
-/* The one allocation of an export; the DLPack struct is filled last. */
-static pjdl_code ctx_new(size_t ndim, export_ctx **out) {
-    size_t size = sizeof(export_ctx) + 2 * ndim * sizeof(int64_t);
-    export_ctx *ctx = pjdl__malloc(size);
-    if (ctx == NULL)
-        return pjdl__fail(PJDL_RESOURCE_EXHAUSTED,
-                          "out of memory allocating %zu bytes for an exported tensor", size);
+/* The one allocation of an export, or the block the buffer kept from an
+ * earlier one (export_free); the DLPack struct is filled last. */
+static pjdl_code ctx_new(pjdl_buffer *b, export_ctx **out) {
+    size_t size = sizeof(export_ctx) + 2 * b->ndim * sizeof(int64_t);
+    export_ctx *ctx = NULL;
+    if (atomic_load_explicit(&b->export_spare, memory_order_relaxed) != NULL)
+        ctx = atomic_exchange(&b->export_spare, NULL);
+    if (ctx == NULL) {
+        ctx = pjdl__malloc(size);
+        if (ctx == NULL)
+            return pjdl__fail(PJDL_RESOURCE_EXHAUSTED,
+                              "out of memory allocating %zu bytes for an exported tensor", size);
+        /* A view's shape and strides: a kept block has them already (a
+         * copy rewrites the strides, and its block is not kept). */
+        memcpy(ctx->dims, b->dims, b->ndim * sizeof(int64_t));
+        memcpy(ctx->dims + b->ndim, b->strides, b->ndim * sizeof(int64_t));
+    }
     ctx->buffer = NULL;
-    ctx->pinned = false;
     ctx->host_data = NULL;
     *out = ctx;
     return PJDL_OK;
@@ -195,16 +254,14 @@ static unsigned sub_byte_bits(const pjdl_buffer *b) {
 /* Zero-copy: pin, take the data pointer, make it ready. */
 static pjdl_code export_view(pjdl_buffer *b, const pjdl_export_options *o, DLDevice own,
                              export_ctx *ctx, export_plan *plan) {
-    PJDL_TRY(pin(b));
-    ctx->pinned = true;
+    atomic_fetch_add(&b->refs, PJDL_EXPORT_REF); /* before pin_once reads the pin */
     ctx->buffer = b;
-    pjdl_buffer_retain(b);
+    PJDL_TRY(pin_once(b));
     pjdl_code code = known_data(b, &plan->tensor.dtype, &plan->tensor.data);
     if (code == PJDL_OK)
         code = make_ready(b, o);
     if (code != PJDL_OK)
         return code;
-    memcpy(ctx->dims + b->ndim, b->strides, b->ndim * sizeof(int64_t));
     plan->tensor.device = own;
     if (sub_byte_bits(b) != 0 && !pjdl__element_type_packed(b->type))
         plan->flags |= DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
@@ -231,6 +288,26 @@ static pjdl_code export_copy(pjdl_buffer *b, bool versioned, export_ctx *ctx, ex
         plan->flags |= DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
     else if (sub_byte_bits(b) != 0)
         pjdl__bits_pack(ctx->host_data, ctx->host_data, b->size_bytes, sub_byte_bits(b));
+    return PJDL_OK;
+}
+
+/* The buffer's DLDevice (pjdl_device_dl), kept in the buffer for the
+ * registry generation it was computed in (pjdl_platform_generation): the
+ * generation in the high half of export_device, the type in the low 31
+ * bits, bit 31 set when the device_id is 0 (host memory), else the id is
+ * the device's. */
+static pjdl_code own_device(pjdl_buffer *b, DLDevice *out) {
+    const uint64_t zero_id = (uint64_t)1 << 31;
+    uint64_t tag = ((uint64_t)pjdl_platform_generation() + 1) << 32;
+    uint64_t kept = atomic_load_explicit(&b->export_device, memory_order_relaxed);
+    if ((kept & ~(uint64_t)UINT32_MAX) != tag) {
+        PJDL_TRY(pjdl_device_dl(b->device, b->memory, out));
+        kept = tag | (uint32_t)out->device_type | (out->device_id == 0 ? zero_id : 0);
+        atomic_store_explicit(&b->export_device, kept, memory_order_relaxed);
+        return PJDL_OK;
+    }
+    out->device_type = (DLDeviceType)(kept & (zero_id - 1));
+    out->device_id = (kept & zero_id) ? 0 : pjdl__device_dl_id(b->device);
     return PJDL_OK;
 }
 
@@ -268,7 +345,7 @@ static pjdl_code export_fill(pjdl_buffer *b, const pjdl_export_options *o, bool 
     else
         code = pjdl_dtype_from_pjrt(b->type, &plan->tensor.dtype);
     if (code == PJDL_OK)
-        code = pjdl_device_dl(b->device, b->memory, &own);
+        code = own_device(b, &own);
     if (code != PJDL_OK)
         return code;
     const char *why = copy_reason(b, o, versioned, own);
@@ -287,7 +364,6 @@ static pjdl_code export_fill(pjdl_buffer *b, const pjdl_export_options *o, bool 
 
 static void plan_finish(pjdl_buffer *b, const pjdl_export_options *o, export_ctx *ctx,
                         export_plan *plan) {
-    memcpy(ctx->dims, b->dims, b->ndim * sizeof(int64_t));
     plan->tensor.ndim = (int32_t)b->ndim;
     plan->tensor.shape = ctx->dims;
     plan->tensor.strides = ctx->dims + b->ndim;
@@ -300,7 +376,8 @@ static void plan_finish(pjdl_buffer *b, const pjdl_export_options *o, export_ctx
  * so that no concurrent use starts; a failed export undoes that. A shared
  * export only checks the flags, without the lock: a delete racing with it
  * may land just after the check either way, and then the pin fails (a
- * deleted buffer cannot be pinned) or holds the memory. */
+ * deleted buffer cannot be pinned) or the pin holds the memory (the
+ * delete keeps the library's pin while an export is counted). */
 static pjdl_code reserve(pjdl_buffer *b, const pjdl_export_options *o) {
     if (o->mode == PJDL_EXPORT_SHARE) {
         if (!atomic_load_explicit(&b->transferred, memory_order_acquire) &&
@@ -376,7 +453,7 @@ static pjdl_code export_any(pjdl_buffer *b, const pjdl_export_options *options, 
     if (code != PJDL_OK)
         return code;
     export_ctx *ctx = NULL;
-    code = ctx_new(b->ndim, &ctx);
+    code = ctx_new(b, &ctx);
     if (code == PJDL_OK)
         code = export_fill(b, &o, versioned, ctx, &plan);
     if (code != PJDL_OK) {

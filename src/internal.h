@@ -139,6 +139,12 @@ static inline const PJRT_Api *pjdl__client_api(const pjdl_client *client) {
     return client->plugin->api;
 }
 
+/* The device_id of a DLDevice on `device` that is not host memory: its
+ * local hardware id, else its index in the client. */
+static inline int32_t pjdl__device_dl_id(const pjdl_device *device) {
+    return device->local_hardware_id >= 0 ? device->local_hardware_id : (int32_t)device->index;
+}
+
 /* Fills the client's platform, devices and memories (client.c -> device.c). */
 pjdl_code pjdl__client_read_topology(pjdl_client *client);
 void pjdl__client_free_topology(pjdl_client *client);
@@ -159,7 +165,10 @@ const PJRT_Stream_Extension *pjdl__stream_extension(const pjdl_plugin *plugin);
 /* ------------------------------------------------------------------ buffer */
 
 struct pjdl_buffer {
-    atomic_long refs; /* user references plus one per live export */
+    /* User references in the low 32 bits, live zero-copy exports above
+     * them (PJDL_EXPORT_REF each): one atomic counts both, and the buffer
+     * goes when the sum reaches zero. */
+    _Atomic int64_t refs;
     pjdl_client *client;
     PJRT_Buffer *buffer;
     pthread_mutex_t mu; /* serializes changes of the state flags below */
@@ -171,6 +180,9 @@ struct pjdl_buffer {
     /* Held around every Increase/DecreaseExternalReferenceCount call on this
      * buffer (export.c explains why). */
     atomic_bool pin_busy;
+    /* The library holds one external reference of the PJRT buffer, taken by
+     * the first zero-copy export and kept for the later ones (export.c). */
+    atomic_bool pinned;
     PJRT_Buffer_Type type;
     size_t elem_size; /* 0 for sub-byte types */
     size_t size_bytes;
@@ -193,6 +205,12 @@ struct pjdl_buffer {
     atomic_bool export_known;
     void *export_data;
     DLDataType export_dtype;
+    /* The block of a deleted zero-copy export, reused by the next export
+     * (export.c); freed with the buffer. */
+    _Atomic(void *) export_spare;
+    /* The buffer's DLDevice per registry generation (export.c, own_device);
+     * 0 until computed. */
+    _Atomic uint64_t export_device;
 };
 
 /* The first device of `client` whose memory has DLDevice `dl`, trying every
@@ -200,6 +218,18 @@ struct pjdl_buffer {
  * memories. *device and *memory may be NULL. No error is recorded. */
 bool pjdl__client_find_dl_memory(const pjdl_client *client, DLDevice dl, bool default_only,
                                  pjdl_device **device, pjdl_memory **memory);
+
+/* One live zero-copy export in pjdl_buffer.refs. */
+#define PJDL_EXPORT_REF ((int64_t)1 << 32)
+
+/* Drops the library's pin of the PJRT buffer if no export is live (export.c):
+ * after pjdl_buffer_delete, and when the caller takes the PJRT handle. */
+void pjdl__buffer_unpin_idle(pjdl_buffer *buffer);
+/* Drops the pin of a buffer nobody references any more (export.c). */
+void pjdl__buffer_unpin_final(pjdl_buffer *buffer);
+/* Frees a buffer whose references are all gone: the pin, the PJRT buffer,
+ * the client reference, the allocation (buffer.c). */
+void pjdl__buffer_destroy(pjdl_buffer *buffer);
 
 /* Wraps `pjrt` (which becomes owned on success only) reading its metadata. */
 pjdl_code pjdl__buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer **out);

@@ -240,10 +240,13 @@ static void raw_delete(pjdl_plugin *plugin, pjdl_buffer *b) {
     assert_null(api->PJRT_Buffer_Delete(&d));
 }
 
-/* Exports keep the data pointer of the first one; it is never handed out
- * once the buffer is gone. Here the PJRT buffer is deleted behind the
- * library's back while an earlier export still pins its memory: the library
- * does not know, and the pin refuses. */
+/* Exports keep the data pointer of the first one, under the library's one
+ * pin of the PJRT buffer. Here the PJRT buffer is deleted behind the
+ * library's back while an earlier export is live: the library does not
+ * know, and its pin still holds the memory, so exports go on sharing it.
+ * Once no export is live and the handle is taken again, the pin is dropped,
+ * and the next export's pin refuses: the pointer is never handed out once
+ * the memory is gone. */
 static void kept_pointer_after_raw_delete(void **state) {
     lib_fixture *f = *state;
     float data[16];
@@ -258,12 +261,22 @@ static void kept_pointer_after_raw_delete(void **state) {
         assert_ptr_equal(t->dl_tensor.data, device_ptr);
         t->deleter(t);
     }
-    raw_delete(f->plugin, b);
+    raw_delete(f->plugin, b); /* the handle taken with `first` live: the pin stays */
     assert_false(pjdl_buffer_is_deleted(b));
     /* The plugin's refusal passes through with its code: the reference
      * plugin says FAILED_PRECONDITION, XLA INVALID_ARGUMENT ("Buffer has
      * been deleted or donated"). */
     const pjdl_code refused = lib_on_xla() ? PJDL_INVALID_ARGUMENT : PJDL_FAILED_PRECONDITION;
+    LIB_OK(pjdl_buffer_export(b, NULL, &t));
+    assert_ptr_equal(t->dl_tensor.data, device_ptr);
+    assert_memory_equal(t->dl_tensor.data, data, sizeof data); /* held by the pin */
+    t->deleter(t);
+    void *ptr = NULL;
+    LIB_FAILS(refused, pjdl_buffer_data_pointer(b, &ptr));
+    assert_memory_equal(first->dl_tensor.data, data, sizeof data);
+    first->deleter(first);
+    PJRT_Buffer *raw = NULL;
+    LIB_OK(pjdl_buffer_pjrt(b, &raw)); /* no export live: the pin goes */
     t = UNTOUCHED;
     LIB_FAILS(refused, pjdl_buffer_export(b, NULL, &t));
     assert_non_null(strstr(pjdl_last_error(), "PJRT_Buffer_IncreaseExternalReferenceCount"));
@@ -276,11 +289,56 @@ static void kept_pointer_after_raw_delete(void **state) {
     LIB_FAILS(refused, pjdl_buffer_export(b, &o, &t));
     assert_ptr_equal(t, UNTOUCHED);
     assert_false(pjdl_buffer_is_deleted(b)); /* the failed transfer undid itself */
-    void *ptr = NULL;
-    LIB_FAILS(refused, pjdl_buffer_data_pointer(b, &ptr));
-    /* The first export still pins the memory. */
-    assert_memory_equal(first->dl_tensor.data, data, sizeof data);
-    first->deleter(first);
+    pjdl_buffer_release(b);
+}
+
+/* The plugin's external reference count of the PJRT buffer: `n` decreases
+ * succeed and the next is refused; the count is then put back. */
+static void expect_plugin_pins(pjdl_plugin *plugin, PJRT_Buffer *raw, int n) {
+    const PJRT_Api *api = pjdl_plugin_api(plugin);
+    PJRT_Buffer_DecreaseExternalReferenceCount_Args dec = {
+        .struct_size = PJRT_Buffer_DecreaseExternalReferenceCount_Args_STRUCT_SIZE, .buffer = raw};
+    PJRT_Buffer_IncreaseExternalReferenceCount_Args inc = {
+        .struct_size = PJRT_Buffer_IncreaseExternalReferenceCount_Args_STRUCT_SIZE, .buffer = raw};
+    for (int i = 0; i < n; i++)
+        assert_null(api->PJRT_Buffer_DecreaseExternalReferenceCount(&dec));
+    PJRT_Error *e = api->PJRT_Buffer_DecreaseExternalReferenceCount(&dec);
+    assert_non_null(e);
+    PJRT_Error_Destroy_Args d = {.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE, .error = e};
+    api->PJRT_Error_Destroy(&d);
+    for (int i = 0; i < n; i++)
+        assert_null(api->PJRT_Buffer_IncreaseExternalReferenceCount(&inc));
+}
+
+/* The library pins a PJRT buffer once, at its first export, and keeps the
+ * pin while the buffer lives: later exports and deleters leave the
+ * plugin's count alone. The pin goes with a delete or with the handle
+ * taken while no export is live, and with the buffer. */
+static void one_pin_per_buffer(void **state) {
+    lib_fixture *f = *state;
+    float data[16];
+    pjdl_buffer *b = make_buffer(f->client, data);
+    PJRT_Buffer *raw = NULL;
+    LIB_OK(pjdl_buffer_pjrt(b, &raw));
+    expect_plugin_pins(f->plugin, raw, 0);
+    DLManagedTensorVersioned *t[3];
+    for (int i = 0; i < 3; i++)
+        LIB_OK(pjdl_buffer_export(b, NULL, &t[i]));
+    expect_plugin_pins(f->plugin, raw, 1);
+    for (int i = 0; i < 3; i++)
+        t[i]->deleter(t[i]);
+    expect_plugin_pins(f->plugin, raw, 1); /* kept for the next export */
+    LIB_OK(pjdl_buffer_export(b, NULL, &t[0]));
+    PJRT_Buffer *again = NULL;
+    LIB_OK(pjdl_buffer_pjrt(b, &again)); /* an export is live: kept */
+    expect_plugin_pins(f->plugin, raw, 1);
+    t[0]->deleter(t[0]);
+    LIB_OK(pjdl_buffer_pjrt(b, &again)); /* none live: dropped */
+    expect_plugin_pins(f->plugin, raw, 0);
+    LIB_OK(pjdl_buffer_export(b, NULL, &t[0]));
+    LIB_OK(pjdl_buffer_delete(b)); /* an export is live: the pin and the memory stay */
+    assert_memory_equal(t[0]->dl_tensor.data, data, sizeof data);
+    t[0]->deleter(t[0]);
     pjdl_buffer_release(b);
 }
 
@@ -340,6 +398,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(transfer_mode),
         cmocka_unit_test_setup_teardown(delete_with_live_export, lib_setup, lib_teardown_clean),
         cmocka_unit_test_setup_teardown(export_options, lib_setup, lib_teardown_clean),
+        cmocka_unit_test_setup_teardown(one_pin_per_buffer, lib_setup, lib_teardown_clean),
         cmocka_unit_test_setup_teardown(kept_pointer_after_raw_delete, lib_setup,
                                         lib_teardown_clean),
         cmocka_unit_test_setup_teardown(kept_pointer_after_delete_and_transfer, lib_setup,

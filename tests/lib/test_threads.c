@@ -192,6 +192,40 @@ static void *export_while_deleted(void *arg) {
     return NULL;
 }
 
+/* Exports each exporter tries: fewer under valgrind. */
+static long export_count(void) {
+    const char *valgrind = getenv("PJDL_UNDER_VALGRIND");
+    return valgrind && valgrind[0] == '1' ? 100 : 2000;
+}
+
+/* Starts THREADS exporters of `b` (whose 16 values are `data`), each trying
+ * `count` exports once `start` (THREADS + 1 parties, made here) opens. */
+static void start_exporters(pjdl_buffer *b, const float *data, long count, pthread_barrier_t *start,
+                            atomic_long *attempts, pthread_t *threads, exporter *ex) {
+    void *expect = NULL;
+    LIB_OK(pjdl_buffer_data_pointer(b, &expect));
+    assert_int_equal(pthread_barrier_init(start, NULL, THREADS + 1), 0);
+    for (int t = 0; t < THREADS; t++) {
+        ex[t] = (exporter){.buffer = b,
+                           .expect = expect,
+                           .data = data,
+                           .start = start,
+                           .attempts = attempts,
+                           .count = count};
+        assert_int_equal(pthread_create(&threads[t], NULL, export_while_deleted, &ex[t]), 0);
+    }
+}
+
+/* A 4x4 f32 buffer of data[i] = i * step (data: 16 floats, filled here). */
+static pjdl_buffer *sixteen_floats(pjdl_client *client, float *data, float step) {
+    for (int i = 0; i < 16; i++)
+        data[i] = (float)i * step;
+    const int64_t dims[] = {4, 4};
+    pjdl_buffer *b = NULL;
+    LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
+    return b;
+}
+
 /* The first exports of fresh buffers race each other (they fill the kept
  * data pointer) and a pjdl_buffer_delete: every export that succeeds has the
  * buffer's pointer and intact data; once one is refused, none succeeds. */
@@ -199,32 +233,16 @@ static void first_exports_race_delete(void **state) {
     (void)state;
     pjdl_plugin *plugin = lib_load_selected();
     pjdl_client *client = lib_cpu_client(plugin, 0);
-    const char *valgrind = getenv("PJDL_UNDER_VALGRIND");
-    long count = valgrind && valgrind[0] == '1' ? 100 : 2000;
+    long count = export_count();
     float data[16];
-    for (int i = 0; i < 16; i++)
-        data[i] = (float)i;
-    const int64_t dims[] = {4, 4};
     long refused = 0;
     for (int round = 0; round < 6; round++) {
-        pjdl_buffer *b = NULL;
-        LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
-        void *expect = NULL;
-        LIB_OK(pjdl_buffer_data_pointer(b, &expect));
+        pjdl_buffer *b = sixteen_floats(client, data, 1.0f);
         pthread_barrier_t start;
-        assert_int_equal(pthread_barrier_init(&start, NULL, THREADS + 1), 0);
         atomic_long attempts = 0;
         pthread_t threads[THREADS];
         exporter ex[THREADS];
-        for (int t = 0; t < THREADS; t++) {
-            ex[t] = (exporter){.buffer = b,
-                               .expect = expect,
-                               .data = data,
-                               .start = &start,
-                               .attempts = &attempts,
-                               .count = count};
-            assert_int_equal(pthread_create(&threads[t], NULL, export_while_deleted, &ex[t]), 0);
-        }
+        start_exporters(b, data, count, &start, &attempts, threads, ex);
         /* Round 0 deletes before any export starts; the others after a
          * number of exports that grows with the round, polled with short
          * sleeps (the exporters may also all finish first). */
@@ -254,11 +272,54 @@ static void first_exports_race_delete(void **state) {
     pjdl_plugin_release(plugin);
 }
 
+/* Exports race with pjdl_buffer_pjrt, which drops the library's pin of the
+ * PJRT buffer whenever it finds no export live: every export still gets
+ * the buffer's memory intact (an export that starts as the pin goes takes
+ * a new one), and once all are deleted and the handle is taken, the
+ * plugin's external reference count is zero. */
+static void exports_race_unpin(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load_selected();
+    pjdl_client *client = lib_cpu_client(plugin, 0);
+    float data[16];
+    pjdl_buffer *b = sixteen_floats(client, data, 2.0f);
+    long count = export_count();
+    pthread_barrier_t start;
+    atomic_long attempts = 0;
+    pthread_t threads[THREADS];
+    exporter ex[THREADS];
+    start_exporters(b, data, count, &start, &attempts, threads, ex);
+    pthread_barrier_wait(&start);
+    PJRT_Buffer *raw = NULL;
+    for (long i = 0; i < count; i++)
+        LIB_OK(pjdl_buffer_pjrt(b, &raw));
+    for (int t = 0; t < THREADS; t++) {
+        pthread_join(threads[t], NULL);
+        assert_int_equal(ex[t].wrong, 0);
+        assert_int_equal(ex[t].ok, count);
+    }
+    pthread_barrier_destroy(&start);
+    LIB_OK(pjdl_buffer_pjrt(b, &raw));
+    const PJRT_Api *api = pjdl_plugin_api(plugin);
+    PJRT_Buffer_DecreaseExternalReferenceCount_Args dec = {
+        .struct_size = PJRT_Buffer_DecreaseExternalReferenceCount_Args_STRUCT_SIZE, .buffer = raw};
+    PJRT_Error *e = api->PJRT_Buffer_DecreaseExternalReferenceCount(&dec);
+    assert_non_null(e); /* zero: nothing left pinned */
+    PJRT_Error_Destroy_Args d = {.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE, .error = e};
+    api->PJRT_Error_Destroy(&d);
+    pjdl_buffer_release(b);
+    if (!lib_on_xla()) /* XLA has no count of its live allocations */
+        assert_int_equal(lib_live(client), 0);
+    pjdl_client_release(client);
+    pjdl_plugin_release(plugin);
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cpu_threads),
         cmocka_unit_test(one_transfer_wins),
         cmocka_unit_test(first_exports_race_delete),
+        cmocka_unit_test(exports_race_unpin),
     };
     const struct CMUnitTest ref_only[] = {cmocka_unit_test(xpu_threads)};
     return lib_run(argc, argv, tests, LIB_COUNT(tests), ref_only, LIB_COUNT(ref_only), NULL, NULL);
