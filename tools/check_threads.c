@@ -139,6 +139,27 @@ static void check_pins_balanced(ck_ctx *ctx, ck_result *r, pjdl_buffer *shared, 
     ck_churn_release(&churn);
 }
 
+/* After round `round`: once the imports' deleters have run, the plugin's
+ * external reference count of the shared buffer is zero. The library keeps
+ * one pin from its first export on, and drops it when the PJRT handle is
+ * taken with no export live: a count that lost an export keeps it, and the
+ * decrease succeeds. */
+static void expect_no_pins(ck_ctx *ctx, ck_result *r, pjdl_buffer *shared, atomic_int *import_calls,
+                           int imports, int round) {
+    PJRT_Buffer *pb = NULL;
+    char msg[256];
+    if (pjdl_buffer_pjrt(shared, &pb) != PJDL_OK) {
+        ck_fail(r, "pjdl_buffer_pjrt after round %d: %s", round + 1, pjdl_last_error());
+        return;
+    }
+    if (ck_wait_count(import_calls, imports, 1000) == imports &&
+        raw_buffer_decrease(ctx->api, pb, msg, sizeof msg) == PJDL_OK)
+        ck_fail(r,
+                "after round %d: expected the external reference count to be zero "
+                "(decrease refused), but a decrease succeeded",
+                round + 1);
+}
+
 void ck_threads(ck_ctx *ctx, ck_result *r) {
     int nthreads = ctx->args->threads > 0 ? ctx->args->threads : 4;
     float *want = NULL;
@@ -170,7 +191,6 @@ void ck_threads(ck_ctx *ctx, ck_result *r) {
     static worker w[64];
     pthread_t tid[64];
     int started = 0, imports = probe.imports, exports = 0;
-    PJRT_Buffer *pb = NULL;
     for (int round = 0; round < ROUNDS && r->status != CK_FAIL; round++) {
         started = 0;
         for (int i = 0; i < nthreads; i++) {
@@ -186,20 +206,7 @@ void ck_threads(ck_ctx *ctx, ck_result *r) {
             if (w[i].error[0])
                 ck_fail(r, "thread %d: %s", i, w[i].error);
         }
-        char msg[256];
-        /* The library keeps one pin from its first export on, and drops it
-         * when the PJRT handle is taken with no export live: a count that
-         * lost an export keeps it, and the decrease below succeeds. */
-        if (pjdl_buffer_pjrt(shared, &pb) != PJDL_OK) {
-            ck_fail(r, "pjdl_buffer_pjrt after round %d: %s", round + 1, pjdl_last_error());
-            pb = NULL;
-        }
-        if (pb != NULL && ck_wait_count(&import_calls, imports, 1000) == imports &&
-            raw_buffer_decrease(ctx->api, pb, msg, sizeof msg) == PJDL_OK)
-            ck_fail(r,
-                    "after round %d: expected the external reference count to be zero "
-                    "(decrease refused), but a decrease succeeded",
-                    round + 1);
+        expect_no_pins(ctx, r, shared, &import_calls, imports, round);
     }
     int calls = ck_wait_count(&import_calls, imports, 1000);
     if (calls != imports)
