@@ -268,7 +268,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fail("accepted a tensor whose memory the harness could not describe");
     if (__atomic_load_n(&deleted, __ATOMIC_SEQ_CST) > 1)
         fail("the deleter ran more than once during import");
-    compare(buf, base, shape, ndim, byte_strides, es, elements, sub_bits, packed);
+    /* PyTorch's float4_e2m1fn_x2 (fp4, 2 lanes) becomes F4E2M1FN with its
+     * last dimension doubled: the buffer is not the tensor's shape, so its
+     * values are left to test_conformance's import_float4_pairs; memory
+     * safety, refusals and the deleter are still checked here. */
+    bool fp4_pairs = dtype.code == kDLFloat4_e2m1fn && dtype.bits == 4 && dtype.lanes == 2;
+    if (!fp4_pairs)
+        compare(buf, base, shape, ndim, byte_strides, es, elements, sub_bits, packed);
     pjdl_buffer_release(buf);
     /* The deleter may come from a plugin thread once PJRT lets go. */
     for (int i = 0; i < 2000 && __atomic_load_n(&deleted, __ATOMIC_SEQ_CST) == 0; i++)

@@ -526,7 +526,8 @@ typedef struct pjdl_import_options {
  * IS_SUBBYTE_TYPE_PADDED (legacy tensors: always packed); one whose form is
  * not PJRT's for its type (packed for 1, 2 and 4 bits, one element per byte
  * for the 6-bit floats) is copied. float4_e2m1fn with 2 lanes (PyTorch's
- * float4_e2m1fn_x2) becomes float4_e2m1fn with its last dimension doubled.
+ * float4_e2m1fn_x2) becomes float4_e2m1fn with its last dimension doubled,
+ * packed whatever the padded flag says.
  *
  * Errors: NOT_FOUND (no client has a device for the tensor's DLDevice),
  * INVALID_ARGUMENT / UNIMPLEMENTED saying why no view was possible when

@@ -189,6 +189,8 @@ static pjdl_code fp4x2_as_scalars(import_job *job, const DLTensor *t) {
                                               "must be contiguous (stride 1), and its strides "
                                               "doubled must fit in int64");
     strides[n - 1] = 1;
+    /* Two values in each byte: packed whatever the padded flag says. */
+    job->padded = false;
     job->scalars = *t;
     job->scalars.dtype.lanes = 1;
     job->scalars.shape = shape;

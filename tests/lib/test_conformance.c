@@ -353,7 +353,19 @@ static void import_float4_pairs(void **state) {
     for (size_t i = 0; i < 12; i++)
         assert_int_equal(host[i], (data[i / 2] >> (i % 2 * 4)) & 15);
     pjdl_buffer_release(b);
-    assert_int_equal(t.deleted, 1);
+    assert_int_equal(lib_deleted(&t, 1), 1);
+
+    /* Two values in each byte: packed whatever the padded flag says (read
+     * as padded, the 12 values would need 12 bytes of the 6 there are). */
+    lib_tensor_init(&t, data, x2, 2, shape, NULL);
+    t.v.flags |= DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
+    LIB_OK(pjdl_import(&f->cpu, 1, &t.v, NULL, &b));
+    memset(host, 0xff, sizeof host);
+    LIB_OK(pjdl_buffer_to_host(b, host, sizeof host));
+    for (size_t i = 0; i < 12; i++)
+        assert_int_equal(host[i], (data[i / 2] >> (i % 2 * 4)) & 15);
+    pjdl_buffer_release(b);
+    assert_int_equal(lib_deleted(&t, 1), 1);
 
     const int64_t strided[2] = {3, 2};
     lib_tensor_init(&t, data, x2, 2, shape, strided);
