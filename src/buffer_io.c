@@ -86,7 +86,7 @@ static pjdl_code to_host_deadline(pjdl_buffer *buffer, void *dst, PJRT_Buffer_Me
     if (l == NULL)
         return pjdl__fail(PJDL_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte host copy",
                           buffer->size_bytes);
-    atomic_init(&l->refs, 2);
+    PJDL_PUBLISH(l->refs, 2);
     PJRT_Event *event = NULL;
     pjdl_code code = start_to_host(buffer, l->data, layout, &event);
     if (code == PJDL_OK && (event == NULL || pjdl__event_then(p, event, landing_unref, l) != 0)) {

@@ -33,6 +33,7 @@ static void waiter_unref(waiter *w) {
 /* Runs on whichever thread the plugin completes the event on. */
 static void waiter_on_ready(PJRT_Error *error, void *arg) {
     waiter *w = arg;
+    PJDL_RECEIVE(w->refs);
     pjdl_code code = PJDL_OK;
     char message[sizeof w->message] = "";
     if (error != NULL)
@@ -49,7 +50,6 @@ static void waiter_on_ready(PJRT_Error *error, void *arg) {
 static pjdl_code waiter_new(const PJRT_Api *api, waiter **out) {
     waiter *w = NULL;
     PJDL_TRY(pjdl__alloc(sizeof *w, "an event waiter", &w));
-    atomic_init(&w->refs, 2);
     pthread_mutex_init(&w->mu, NULL);
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
@@ -57,6 +57,7 @@ static pjdl_code waiter_new(const PJRT_Api *api, waiter **out) {
     pthread_cond_init(&w->cv, &attr);
     pthread_condattr_destroy(&attr);
     w->api = api;
+    PJDL_PUBLISH(w->refs, 2);
     *out = w;
     return PJDL_OK;
 }
@@ -132,6 +133,7 @@ pjdl_code pjdl__event_wait(const pjdl_plugin *plugin, PJRT_Event *event, int64_t
 
 /* A callback registered with pjdl__event_then. */
 typedef struct then_ctx {
+    atomic_int published;
     pjdl_event_fn fn;
     void *arg;
     const PJRT_Api *api;
@@ -139,6 +141,7 @@ typedef struct then_ctx {
 
 static void then_on_ready(PJRT_Error *error, void *arg) {
     then_ctx *ctx = arg;
+    PJDL_RECEIVE(ctx->published);
     char message[256];
     pjdl_code code = error ? pjdl__error_read(ctx->api, error, message, sizeof message) : PJDL_OK;
     pjdl__callback_enter();
@@ -155,7 +158,10 @@ pjdl_code pjdl__event_then(const pjdl_plugin *plugin, PJRT_Event *event, pjdl_ev
         code = pjdl__alloc(sizeof *ctx, "an event callback", &ctx);
     if (code != PJDL_OK)
         return code;
-    *ctx = (then_ctx){fn, arg, plugin->api};
+    ctx->fn = fn;
+    ctx->arg = arg;
+    ctx->api = plugin->api;
+    PJDL_PUBLISH(ctx->published, 1);
     PJRT_Event_OnReady_Args args = {.struct_size = PJRT_Event_OnReady_Args_STRUCT_SIZE,
                                     .event = event,
                                     .callback = then_on_ready,

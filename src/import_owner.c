@@ -24,10 +24,10 @@ static pthread_cond_t waiters_cv = PTHREAD_COND_INITIALIZER;
 
 void pjdl__import_owner_init(import_owner *o, DLManagedTensorVersioned *v, DLManagedTensor *l,
                              pjdl_buffer *container) {
-    atomic_init(&o->bits, 0u);
     o->versioned = v;
     o->legacy = l;
     o->container = container;
+    PJDL_PUBLISH(o->bits, 0u);
 }
 
 pjdl_code pjdl__import_owner_new(DLManagedTensorVersioned *v, DLManagedTensor *l,
@@ -116,12 +116,13 @@ void pjdl__import_owner_unhold(import_owner *o) {
 /* PJRT's side is over; calls the deleter when `with_deleter` and the
  * import succeeded. */
 static void release(import_owner *o, bool with_deleter) {
-    deleter d = deleter_of(o);
     /* When the import call has decided and nothing else still uses the
      * owner (no waiting abandon, no live container), this is the last
      * step: no atomic write is needed to know it. The common case: a copy
-     * whose source the plugin read after the import returned. */
+     * whose source the plugin read after the import returned. The acquire
+     * is also PJDL_RECEIVE's: it comes before the owner's fields are read. */
     unsigned old = atomic_load_explicit(&o->bits, memory_order_acquire);
+    deleter d = deleter_of(o);
     if (!(old & (OWNER_LIVE | OWNER_FAILED)) || (old & (OWNER_WAITER | OWNER_HELD)))
         old = set_bits(o, OWNER_RELEASED);
     if (old & OWNER_RELEASED)

@@ -55,6 +55,15 @@ pjdl_code pjdl__take_error_ctx(const PJRT_Api *api, PJRT_Error *error, const cha
  * with the slot's name as context (the slot must be present: PJDL_NEED). */
 #define PJDL_CALL(api, slot, args) pjdl__take_error_ctx((api), (api)->slot(args), #slot)
 
+/* An object handed to a plugin callback, which may run on a plugin thread:
+ * the plugin's own synchronization orders the callback after the call that
+ * registered it, but a tool that cannot see inside an uninstrumented plugin
+ * (ThreadSanitizer with XLA's) cannot. So every such object is published
+ * through an atomic of its own: PJDL_PUBLISH (a release store) once it is
+ * filled in, PJDL_RECEIVE (an acquire load) first thing in the callback. */
+#define PJDL_PUBLISH(field, value) atomic_store_explicit(&(field), (value), memory_order_release)
+#define PJDL_RECEIVE(field) ((void)atomic_load_explicit(&(field), memory_order_acquire))
+
 /* Reads code and message of `error` into buf without touching the thread's
  * message, then destroys it. */
 pjdl_code pjdl__error_read(const PJRT_Api *api, PJRT_Error *error, char *buf, size_t size);
