@@ -179,10 +179,18 @@ static pjdl_code fp4x2_as_scalars(import_job *job, const DLTensor *t) {
                           PJDL_MAX_RANK, (int)n);
     int64_t *shape = job->scalar_dims, *strides = job->scalar_dims + PJDL_MAX_RANK;
     bool ok = t->strides == NULL || t->strides[n - 1] == 1 || t->shape[n - 1] <= 1;
+    bool empty = false;
+    for (int32_t i = 0; i < n; i++)
+        empty = empty || t->shape[i] == 0;
     for (int32_t i = 0; ok && i < n; i++) {
         shape[i] = t->shape[i];
         strides[i] = t->strides ? t->strides[i] : 0;
-        ok = !__builtin_mul_overflow(strides[i], 2, &strides[i]);
+        /* As in pjdl__tensor_check: a stride no element multiplies (extent
+         * 1, or no elements at all) may be too large to double. */
+        if (__builtin_mul_overflow(strides[i], 2, &strides[i])) {
+            strides[i] = 0;
+            ok = shape[i] <= 1 || empty;
+        }
     }
     if (!ok || __builtin_mul_overflow(shape[n - 1], 2, &shape[n - 1]))
         return pjdl__fail(PJDL_UNIMPLEMENTED, "import: a float4_e2m1fn_x2 tensor's last dimension "

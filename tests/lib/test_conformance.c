@@ -367,6 +367,27 @@ static void import_float4_pairs(void **state) {
     pjdl_buffer_release(b);
     assert_int_equal(lib_deleted(&t, 1), 1);
 
+    /* A stride no element multiplies may be too large to double: extent 1,
+     * or no elements (as for every tensor, pjdl__tensor_check). */
+    const int64_t unit_shape[2] = {1, 3}, empty_shape[2] = {0, 3};
+    const int64_t huge[2] = {INT64_C(1) << 62, 1};
+    lib_tensor_init(&t, data, x2, 2, unit_shape, huge);
+    LIB_OK(pjdl_import(&f->cpu, 1, &t.v, NULL, &b));
+    assert_int_equal(pjdl_buffer_dims(b)[1], 6);
+    LIB_OK(pjdl_buffer_to_host(b, host, 6));
+    for (size_t i = 0; i < 6; i++)
+        assert_int_equal(host[i], (data[i / 2] >> (i % 2 * 4)) & 15);
+    pjdl_buffer_release(b);
+    assert_int_equal(lib_deleted(&t, 1), 1);
+    lib_tensor_init(&t, data, x2, 2, empty_shape, huge);
+    LIB_OK(pjdl_import(&f->cpu, 1, &t.v, NULL, &b));
+    pjdl_buffer_release(b);
+    assert_int_equal(lib_deleted(&t, 1), 1);
+    const int64_t wide[2] = {2, 3}; /* extent 2: the doubled stride must fit */
+    lib_tensor_init(&t, data, x2, 2, wide, huge);
+    LIB_FAILS(PJDL_UNIMPLEMENTED, pjdl_import(&f->cpu, 1, &t.v, NULL, &b));
+    assert_int_equal(t.deleted, 0);
+
     const int64_t strided[2] = {3, 2};
     lib_tensor_init(&t, data, x2, 2, shape, strided);
     LIB_FAILS(PJDL_UNIMPLEMENTED, pjdl_import(&f->cpu, 1, &t.v, NULL, &b));
