@@ -85,6 +85,15 @@ static bool transfer_copy(transfer_op *t) {
     return true;
 }
 
+/* Copies and completes `t`: OK, or RESOURCE_EXHAUSTED when unpacking
+ * sub-byte elements found no memory. */
+static void copy_and_finish(transfer_op *t) {
+    if (transfer_copy(t))
+        finish(t, PJRT_Error_Code_OK, NULL);
+    else
+        finish(t, PJRT_Error_Code_RESOURCE_EXHAUSTED,
+               "pjrt_ref: out of memory unpacking sub-byte elements");
+}
 static void transfer_run(ref_op *op, PJRT_Error_Code status, const char *message) {
     transfer_op *t = (transfer_op *)op;
     if (status != PJRT_Error_Code_OK) {
@@ -99,13 +108,7 @@ static void transfer_run(ref_op *op, PJRT_Error_Code status, const char *message
         finish(t, PJRT_Error_Code_INTERNAL, msg);
         return;
     }
-    if (!transfer_copy(t)) {
-        finish(t, PJRT_Error_Code_RESOURCE_EXHAUSTED,
-               "pjrt_ref: out of memory unpacking sub-byte "
-               "elements");
-        return;
-    }
-    finish(t, PJRT_Error_Code_OK, NULL);
+    copy_and_finish(t);
 }
 
 static transfer_op *transfer_new(PJRT_Client *client, const char *what, size_t num_dims,
@@ -141,13 +144,7 @@ static void transfer_submit(transfer_op *t, ref_stream *stream) {
         finish(t, code, message);
         return;
     }
-    if (!transfer_copy(t)) {
-        finish(t, PJRT_Error_Code_RESOURCE_EXHAUSTED,
-               "pjrt_ref: out of memory unpacking sub-byte "
-               "elements");
-        return;
-    }
-    finish(t, PJRT_Error_Code_OK, NULL);
+    copy_and_finish(t);
 }
 
 static ref_stream *stream_of(ref_memory *memory) {

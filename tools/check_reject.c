@@ -142,6 +142,23 @@ static void expect_plugin_refused(ck_ctx *ctx, ck_result *r, const char *what, p
     }
 }
 
+/* The well-formed call `what` that comes before malformed ones: true when
+ * it returned (its buffer is destroyed); otherwise the malformed calls are
+ * not asked, and the result says so: `note` when a plugin may refuse the
+ * call, a failure when it must accept it (`note` NULL). */
+static bool well_formed_returned(ck_ctx *ctx, ck_result *r, const char *what, pjdl_code rc,
+                                 const char *msg, PJRT_Buffer *buffer, const char *note) {
+    if (rc == PJDL_OK) {
+        raw_buffer_destroy(ctx->api, buffer);
+        return true;
+    }
+    if (note == NULL)
+        ck_fail(r, "%s: expected OK, got %s: %s", what, pjdl_code_name(rc), msg);
+    else
+        ck_note(r, "%s (%s: %s)", note, pjdl_code_name(rc), msg);
+    return false;
+}
+
 /* Malformed views of memory the plugin accepts (`ptr`, one of its own
  * buffers'), after a well-formed view of the same memory returned (a crash
  * or an error on the malformed ones says nothing otherwise); returns how
@@ -160,14 +177,12 @@ static int reject_views(ck_ctx *ctx, ck_result *r, void *ptr) {
     };
     char msg[512];
     PJRT_Client_CreateViewOfDeviceBuffer_Args good = ck_f32_view_args(ctx, ptr, d4, 1);
-    ck_step("CreateViewOfDeviceBuffer with dims [4] (well formed)");
+    const char *good_what = "CreateViewOfDeviceBuffer with dims [4]";
+    ck_step("%s (well formed)", good_what);
     pjdl_code rc = raw_create_view(ctx->api, &good, msg, sizeof msg);
-    if (rc != PJDL_OK) {
-        ck_note(r, "malformed views not asked: a well-formed view fails (%s: %s)",
-                pjdl_code_name(rc), msg);
+    if (!well_formed_returned(ctx, r, good_what, rc, msg, good.buffer,
+                              "malformed views not asked: a well-formed view fails"))
         return 0;
-    }
-    raw_buffer_destroy(ctx->api, good.buffer);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         PJRT_Client_CreateViewOfDeviceBuffer_Args a =
             ck_f32_view_args(ctx, cases[i].null_ptr ? NULL : ptr, cases[i].dims, cases[i].ndim);
@@ -187,14 +202,11 @@ static int reject_host_buffer(ck_ctx *ctx, ck_result *r) {
     float data[16] = {0};
     const int64_t good_dims[2] = {4, 4}, neg[2] = {4, -4};
     PJRT_Client_BufferFromHostBuffer_Args good = ck_f32_host_args(ctx, data, good_dims, 2);
-    ck_step("BufferFromHostBuffer with dims [4,4] (well formed)");
+    const char *good_what = "BufferFromHostBuffer with dims [4,4]";
+    ck_step("%s (well formed)", good_what);
     pjdl_code rc = raw_buffer_from_host(ctx->api, &good, msg, sizeof msg);
-    if (rc != PJDL_OK) {
-        ck_fail(r, "BufferFromHostBuffer with dims [4,4]: expected OK, got %s: %s",
-                pjdl_code_name(rc), msg);
+    if (!well_formed_returned(ctx, r, good_what, rc, msg, good.buffer, NULL))
         return 0;
-    }
-    raw_buffer_destroy(ctx->api, good.buffer);
     const char *what = "BufferFromHostBuffer with dims [4,-4]";
     PJRT_Client_BufferFromHostBuffer_Args h = ck_f32_host_args(ctx, data, neg, 2);
     ck_malformed("%s", what);
