@@ -68,7 +68,9 @@ install_one() {
     rm -rf "$dir"
     mkdir -p "$cache"
     wheels=$(mktemp -d "$cache/jax-wheels.XXXXXX")
-    trap 'rm -rf "$wheels"' RETURN EXIT
+    # The folder's name is expanded now: the trap outlives this function's
+    # locals (with `set -u`, a name expanded at exit would be unbound).
+    trap "rm -rf '$wheels'" EXIT
     "$base" -m venv "$dir" || die "cannot create a virtual environment (apt-get install python3-venv)"
     "$dir/bin/python" -m pip download "${pip_flags[@]}" --no-deps --only-binary=:all: \
         -d "$wheels" "${pins[@]}" || die "downloading the pins of JAX $release failed"
@@ -78,6 +80,8 @@ install_one() {
     "$dir/bin/python" -m pip check --disable-pip-version-check >/dev/null ||
         die "the pins of JAX $release are inconsistent: $("$dir/bin/python" -m pip check)"
     touch "$dir/.complete"
+    rm -rf "$wheels"
+    trap - EXIT
     echo "jax-env: JAX $release ready: $((bytes / 1048576)) MiB downloaded, $(($(date +%s) - start)) s"
 }
 
