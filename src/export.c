@@ -121,7 +121,8 @@ static void export_release(pjdl_buffer *b) {
  * the buffer's kept block is then free for the next export. */
 static void export_free(export_ctx *ctx) {
     pjdl_buffer *b = ctx->buffer;
-    free(ctx->host_data);
+    if (ctx->host_data != NULL) /* a view has none: no call */
+        free(ctx->host_data);
     if (b == NULL || !ctx->home)
         free(ctx);
     if (b != NULL)
