@@ -75,8 +75,10 @@ typedef enum pjdl_code {
 } pjdl_code;
 
 /* The message of the calling thread's most recent failed call ("" if none).
- * The string stays valid until the calling thread's next call into the
- * library. */
+ * Read it after a call failed: most calls clear it when they start, but a
+ * successful pjdl_buffer_export or pjdl_buffer_export_legacy leaves an
+ * earlier failure's message in place. The string stays valid until the
+ * calling thread's next call into the library. */
 PJDL_API const char *pjdl_last_error(void);
 
 /* The upper-case name of a code ("INVALID_ARGUMENT"); a static string. */

@@ -154,7 +154,7 @@ static pjdl_code buffer_new(pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_
     atomic_init(&b->refs, 1);
     atomic_init(&b->ready, false);
     atomic_init(&b->pin_busy, false);
-    /* pinned, export_spare, export_device: zero from pjdl__alloc */
+    /* pinned, export_home, export_device: zero from pjdl__alloc */
     pthread_mutex_init(&b->mu, NULL);
     b->client = client;
     b->buffer = pjrt;
@@ -170,7 +170,7 @@ static pjdl_code buffer_new(pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_
 }
 
 void pjdl__buffer_free_block(pjdl_buffer *b) {
-    free(atomic_load_explicit(&b->export_spare, memory_order_relaxed));
+    free(b->export_home);
     pthread_mutex_destroy(&b->mu);
     free(b->layout_error);
     free(b);

@@ -22,7 +22,8 @@ pjdl_code pjdl__fail_context(pjdl_code code, const char *fmt, ...)
             return pjdl_try_code_;                                                                 \
     } while (0)
 
-/* Clears the thread's last error; called on entry to public functions. */
+/* Clears the thread's last error; called on entry to public functions
+ * (not the exports: export.c, export_any). */
 void pjdl__clear_error(void);
 
 #endif

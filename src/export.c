@@ -1,17 +1,21 @@
 /* Export: a pjdl_buffer as a DLPack tensor (versioned or legacy).
  *
- * One allocation per exported tensor holds the DLPack struct, its shape and
- * strides; a zero-copy export's is kept by the buffer for the next one. A zero-copy export pins the
- * PJRT buffer with the external reference count and holds a reference to the pjdl_buffer; the
- * deleter undoes both. A copy owns a 64-byte-aligned host allocation instead.
+ * A block per exported tensor holds the DLPack struct. A zero-copy export
+ * counts itself in the buffer's refs (which keeps the buffer, and with it
+ * the shape and strides the tensor points at) and relies on the library's
+ * pin of the PJRT buffer (pin_once); its deleter drops the count. Its block
+ * is the buffer's kept one when no other export is live, else its own
+ * (view_block). A copy's block also holds its shape and strides, and owns a
+ * 256-byte-aligned host allocation.
  *
- * The common case, a shared zero-copy export of a buffer known ready, takes
- * no lock and calls no plugin function after the buffer's first export: the
- * state flags are read atomically, readiness is remembered by the buffer,
- * the PJRT buffer stays pinned by the library from the first export on
- * (pin_once), and the data pointer and dtype are kept by the buffer (see
- * known_data). An export and its deleter each change one atomic counter,
- * the buffer's refs (PJDL_EXPORT_REF).
+ * The common case, a shared zero-copy export of a buffer known ready with
+ * no other export live, takes no lock, allocates nothing, touches no
+ * thread-local state and calls no plugin function after the buffer's first
+ * export: the state flags are read atomically, readiness is remembered by
+ * the buffer, the PJRT buffer stays pinned by the library from the first
+ * export on, and the data pointer and dtype are kept by the buffer (see
+ * known_data). An export and its deleter each make one atomic
+ * read-modify-write, on the buffer's refs (PJDL_EXPORT_REF): two per pair.
  *
  * Sub-byte types (docs/design.md, "Sub-byte types"): a zero-copy export
  * hands out the device memory as it is, packed for 1, 2 and 4 bits and one
@@ -33,7 +37,8 @@ typedef struct export_ctx {
     } t;
     pjdl_buffer *buffer; /* holds PJDL_EXPORT_REF of it; NULL for a host copy */
     void *host_data;     /* owned host copy, or NULL */
-    int64_t dims[];      /* shape, then strides: 2 * ndim entries */
+    bool home;           /* the buffer's export_home: kept, not freed */
+    int64_t dims[];      /* a copy's shape, then strides: 2 * ndim entries */
 } export_ctx;
 
 /* What the export will hand out, before it is put in a DLPack struct. */
@@ -111,20 +116,17 @@ static void export_release(pjdl_buffer *b) {
         pjdl__buffer_destroy(b);
 }
 
-/* A view's block is kept in its buffer for the next export (one block per
- * buffer; a block already kept is freed instead). */
+/* The deleter. A zero-copy export's count is dropped after the last
+ * touch of its block (the release that view_block's acquire pairs with):
+ * the buffer's kept block is then free for the next export. */
 static void export_free(export_ctx *ctx) {
     pjdl_buffer *b = ctx->buffer;
-    if (ctx->host_data != NULL)
+    if (ctx->host_data != NULL) /* a view has none: no call */
         free(ctx->host_data);
-    if (b == NULL) {
+    if (b == NULL || !ctx->home)
         free(ctx);
-        return;
-    }
-    void *kept = atomic_exchange(&b->export_spare, ctx);
-    if (kept != NULL)
-        free(kept);
-    export_release(b);
+    if (b != NULL)
+        export_release(b);
 }
 
 static void delete_versioned(DLManagedTensorVersioned *self) {
@@ -222,25 +224,42 @@ static pjdl_code make_ready(pjdl_buffer *b, const pjdl_export_options *o) {
     return pjdl__take_error_ctx(p->api, ext->wait_stream(&args), "wait_stream");
 }
 
-/* The one allocation of an export, or the block the buffer kept from an
- * earlier one (export_free); the DLPack struct is filled last. */
-static pjdl_code ctx_new(pjdl_buffer *b, export_ctx **out) {
-    size_t size = sizeof(export_ctx) + 2 * b->ndim * sizeof(int64_t);
-    export_ctx *ctx = NULL;
-    if (atomic_load_explicit(&b->export_spare, memory_order_relaxed) != NULL)
-        ctx = atomic_exchange(&b->export_spare, NULL);
-    if (ctx == NULL) {
-        ctx = pjdl__malloc(size);
-        if (ctx == NULL)
-            return pjdl__fail(PJDL_RESOURCE_EXHAUSTED,
-                              "out of memory allocating %zu bytes for an exported tensor", size);
-        /* A view's shape and strides: a kept block has them already (a
-         * copy rewrites the strides, and its block is not kept). */
-        memcpy(ctx->dims, b->dims, b->ndim * sizeof(int64_t));
-        memcpy(ctx->dims + b->ndim, b->strides, b->ndim * sizeof(int64_t));
-    }
+/* A fresh block with room for `ndim` dims and strides; the DLPack struct
+ * is filled last. */
+static pjdl_code ctx_alloc(size_t ndim, export_ctx **out) {
+    size_t size = sizeof(export_ctx) + 2 * ndim * sizeof(int64_t);
+    export_ctx *ctx = pjdl__malloc(size);
+    if (ctx == NULL)
+        return pjdl__fail(PJDL_RESOURCE_EXHAUSTED,
+                          "out of memory allocating %zu bytes for an exported tensor", size);
     ctx->buffer = NULL;
     ctx->host_data = NULL;
+    ctx->home = false;
+    *out = ctx;
+    return PJDL_OK;
+}
+
+/* The block of a zero-copy export that has just counted itself in refs,
+ * `before` being the count it replaced. With no other export live then
+ * (before holds no PJDL_EXPORT_REF), none is using the buffer's kept block
+ * either: every earlier user dropped its count after its last touch of
+ * it (export_free), and that release is ordered before this export's
+ * count (the fetch_add acquires). So this export takes the kept block,
+ * made on first use, and is the only one to touch export_home until its
+ * deleter drops its count. Otherwise it gets a block of its own, which
+ * its deleter frees. Shape and strides are the buffer's own, which the
+ * count keeps alive. */
+static pjdl_code view_block(pjdl_buffer *b, int64_t before, export_ctx **out) {
+    bool home = before < PJDL_EXPORT_REF;
+    export_ctx *ctx = home ? b->export_home : NULL;
+    if (ctx == NULL) {
+        PJDL_TRY(ctx_alloc(0, &ctx));
+        if (home)
+            b->export_home = ctx;
+    }
+    ctx->buffer = b;
+    ctx->host_data = NULL;
+    ctx->home = home;
     *out = ctx;
     return PJDL_OK;
 }
@@ -251,18 +270,26 @@ static unsigned sub_byte_bits(const pjdl_buffer *b) {
     return t != NULL && t->bits > 0 && t->bits < 8 ? t->bits : 0;
 }
 
-/* Zero-copy: pin, take the data pointer, make it ready. */
+/* Zero-copy: count, take a block, pin, take the data pointer, make it
+ * ready. The count comes before pin_once reads the pin (sequentially
+ * consistent: pjdl__buffer_unpin_idle). */
 static pjdl_code export_view(pjdl_buffer *b, const pjdl_export_options *o, DLDevice own,
-                             export_ctx *ctx, export_plan *plan) {
-    atomic_fetch_add(&b->refs, PJDL_EXPORT_REF); /* before pin_once reads the pin */
-    ctx->buffer = b;
+                             export_ctx **ctxp, export_plan *plan) {
+    int64_t before = atomic_fetch_add(&b->refs, PJDL_EXPORT_REF);
+    pjdl_code code = view_block(b, before, ctxp);
+    if (code != PJDL_OK) {
+        export_release(b);
+        return code;
+    }
     PJDL_TRY(pin_once(b));
-    pjdl_code code = known_data(b, &plan->tensor.dtype, &plan->tensor.data);
+    code = known_data(b, &plan->tensor.dtype, &plan->tensor.data);
     if (code == PJDL_OK)
         code = make_ready(b, o);
     if (code != PJDL_OK)
         return code;
     plan->tensor.device = own;
+    plan->tensor.shape = b->dims;
+    plan->tensor.strides = b->strides;
     if (sub_byte_bits(b) != 0 && !pjdl__element_type_packed(b->type))
         plan->flags |= DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
     return PJDL_OK;
@@ -270,12 +297,15 @@ static pjdl_code export_view(pjdl_buffer *b, const pjdl_export_options *o, DLDev
 
 /* Host copy, compact row-major, marked IS_COPIED; sub-byte elements padded
  * (versioned) or packed (legacy, which has no flag to say padded). */
-static pjdl_code export_copy(pjdl_buffer *b, bool versioned, export_ctx *ctx, export_plan *plan) {
+static pjdl_code export_copy(pjdl_buffer *b, bool versioned, export_ctx **ctxp, export_plan *plan) {
+    PJDL_TRY(ctx_alloc(b->ndim, ctxp));
+    export_ctx *ctx = *ctxp;
     ctx->host_data = pjdl__aligned_alloc(b->size_bytes);
     if (ctx->host_data == NULL)
         return pjdl__fail(PJDL_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte host copy",
                           b->size_bytes);
     PJDL_TRY(pjdl__buffer_read_host(b, ctx->host_data));
+    memcpy(ctx->dims, b->dims, b->ndim * sizeof(int64_t));
     uint64_t stride = 1; /* unsigned: may wrap for an empty buffer only */
     for (size_t i = b->ndim; i-- > 0;) {
         ctx->dims[b->ndim + i] = (int64_t)stride;
@@ -283,6 +313,8 @@ static pjdl_code export_copy(pjdl_buffer *b, bool versioned, export_ctx *ctx, ex
     }
     plan->tensor.data = ctx->host_data;
     plan->tensor.device = (DLDevice){kDLCPU, 0};
+    plan->tensor.shape = ctx->dims;
+    plan->tensor.strides = ctx->dims + b->ndim;
     plan->flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
     if (sub_byte_bits(b) != 0 && versioned)
         plan->flags |= DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
@@ -335,9 +367,9 @@ static pjdl_code check_options(const pjdl_export_options *o) {
     return PJDL_OK;
 }
 
-/* Chooses view or copy and fills ctx and plan. */
+/* Chooses view or copy, takes the block (*ctx) and fills it and plan. */
 static pjdl_code export_fill(pjdl_buffer *b, const pjdl_export_options *o, bool versioned,
-                             export_ctx *ctx, export_plan *plan) {
+                             export_ctx **ctx, export_plan *plan) {
     DLDevice own;
     pjdl_code code = PJDL_OK;
     if (atomic_load_explicit(&b->export_known, memory_order_acquire))
@@ -362,11 +394,8 @@ static pjdl_code export_fill(pjdl_buffer *b, const pjdl_export_options *o, bool 
     return export_copy(b, versioned, ctx, plan);
 }
 
-static void plan_finish(pjdl_buffer *b, const pjdl_export_options *o, export_ctx *ctx,
-                        export_plan *plan) {
+static void plan_finish(pjdl_buffer *b, const pjdl_export_options *o, export_plan *plan) {
     plan->tensor.ndim = (int32_t)b->ndim;
-    plan->tensor.shape = ctx->dims;
-    plan->tensor.strides = ctx->dims + b->ndim;
     plan->tensor.byte_offset = 0;
     if (o->read_only)
         plan->flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
@@ -435,8 +464,9 @@ static void *managed_tensor(export_ctx *ctx, const export_plan *plan, bool versi
  * *out is a DLManagedTensorVersioned or (versioned false) a DLManagedTensor. */
 static pjdl_code export_any(pjdl_buffer *b, const pjdl_export_options *options, bool versioned,
                             void **out) {
+    /* The thread's last error is left as it is: a success does not clear
+     * it (pjrt_dlpack.h, pjdl_last_error), and a failure writes its own. */
     export_plan plan = {0};
-    pjdl__clear_error();
     pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
     if (b == NULL)
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "export: buffer is NULL");
@@ -453,16 +483,14 @@ static pjdl_code export_any(pjdl_buffer *b, const pjdl_export_options *options, 
     if (code != PJDL_OK)
         return code;
     export_ctx *ctx = NULL;
-    code = ctx_new(b, &ctx);
-    if (code == PJDL_OK)
-        code = export_fill(b, &o, versioned, ctx, &plan);
+    code = export_fill(b, &o, versioned, &ctx, &plan);
     if (code != PJDL_OK) {
         if (ctx)
             export_free(ctx);
         unreserve(b, &o);
         return failed_export(b, code);
     }
-    plan_finish(b, &o, ctx, &plan);
+    plan_finish(b, &o, &plan);
     *out = managed_tensor(ctx, &plan, versioned);
     return PJDL_OK;
 }

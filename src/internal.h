@@ -214,9 +214,11 @@ struct pjdl_buffer {
     atomic_bool export_known;
     void *export_data;
     DLDataType export_dtype;
-    /* The block of a deleted zero-copy export, reused by the next export
-     * (export.c); freed with the buffer. */
-    _Atomic(void *) export_spare;
+    /* The block of the zero-copy export made while no other was live,
+     * kept for the next such export (export.c, view_block); freed with the
+     * buffer. Used only by that export, which the count in refs makes
+     * exclusive: a plain pointer. */
+    void *export_home;
     /* The buffer's DLDevice per registry generation (export.c, own_device);
      * 0 until computed. */
     _Atomic uint64_t export_device;

@@ -342,6 +342,47 @@ static void one_pin_per_buffer(void **state) {
     pjdl_buffer_release(b);
 }
 
+/* A zero-copy export of the buffer `data` was given to make_buffer. */
+static void expect_view(const DLTensor *t, const float *data) {
+    assert_int_equal(t->ndim, 2);
+    assert_int_equal(t->shape[0], 2);
+    assert_int_equal(t->shape[1], 8);
+    assert_int_equal(t->strides[0], 8);
+    assert_int_equal(t->strides[1], 1);
+    assert_memory_equal(t->data, data, 16 * sizeof(float));
+}
+
+/* Exports live at once have blocks of their own. The one made while no
+ * other is live uses the block the buffer keeps, which only the next export
+ * made while none is live reuses, whatever order the deleters ran in. */
+static void exports_live_together(void **state) {
+    lib_fixture *f = *state;
+    float data[16];
+    pjdl_buffer *b = make_buffer(f->client, data);
+    DLManagedTensorVersioned *kept = NULL, *t[2];
+    DLManagedTensor *legacy = NULL;
+    LIB_OK(pjdl_buffer_export(b, NULL, &kept));
+    LIB_OK(pjdl_buffer_export_legacy(b, NULL, &legacy));
+    LIB_OK(pjdl_buffer_export(b, NULL, &t[0]));
+    void *first = kept;
+    kept->deleter(kept);                        /* the kept block's export goes first */
+    LIB_OK(pjdl_buffer_export(b, NULL, &t[1])); /* two live: not the kept block */
+    assert_ptr_not_equal(t[1], first);
+    assert_ptr_not_equal((void *)legacy, (void *)t[0]);
+    assert_ptr_not_equal(t[0], t[1]);
+    expect_view(&legacy->dl_tensor, data);
+    expect_view(&t[0]->dl_tensor, data);
+    expect_view(&t[1]->dl_tensor, data);
+    t[0]->deleter(t[0]);
+    legacy->deleter(legacy);
+    t[1]->deleter(t[1]);
+    LIB_OK(pjdl_buffer_export_legacy(b, NULL, &legacy)); /* none live: the kept block */
+    assert_ptr_equal((void *)legacy, first);
+    expect_view(&legacy->dl_tensor, data);
+    legacy->deleter(legacy);
+    pjdl_buffer_release(b);
+}
+
 /* The kept pointer after pjdl_buffer_delete, a failed transfer and a
  * transfer: refused after a delete or a transfer, the same memory after a
  * transfer that failed. */
@@ -399,6 +440,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(delete_with_live_export, lib_setup, lib_teardown_clean),
         cmocka_unit_test_setup_teardown(export_options, lib_setup, lib_teardown_clean),
         cmocka_unit_test_setup_teardown(one_pin_per_buffer, lib_setup, lib_teardown_clean),
+        cmocka_unit_test_setup_teardown(exports_live_together, lib_setup, lib_teardown_clean),
         cmocka_unit_test_setup_teardown(kept_pointer_after_raw_delete, lib_setup,
                                         lib_teardown_clean),
         cmocka_unit_test_setup_teardown(kept_pointer_after_delete_and_transfer, lib_setup,
