@@ -3,9 +3,9 @@
 
 static void on_view_deleted(void *device_buffer_ptr, void *user_arg) {
     (void)device_buffer_ptr;
-    pjdl__callback_enter();
+    int *depth = pjdl__callback_enter();
     pjdl__import_owner_release(user_arg);
-    pjdl__callback_leave();
+    pjdl__callback_leave(depth);
 }
 
 pjdl_code pjdl__import_view(import_job *job, PJRT_Buffer **out) {
