@@ -186,8 +186,7 @@ static void plugin_failed(const PJRT_Api *api, const char *what, PJRT_Error *err
     PJRT_Error_Message_Args m = {.struct_size = PJRT_Error_Message_Args_STRUCT_SIZE,
                                  .error = error};
     api->PJRT_Error_Message(&m);
-    fprintf(stderr, "bench: the plugin's %s failed: %.*s\n", what, (int)m.message_size,
-            m.message);
+    fprintf(stderr, "bench: the plugin's %s failed: %.*s\n", what, (int)m.message_size, m.message);
     exit(1);
 }
 
