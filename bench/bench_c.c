@@ -7,6 +7,9 @@
  *   export.1k / export.1g          export (share, ready buffer) + deleter, ns
  *   malloc                         malloc + free of an export's size, ns
  *   import.1k / import.1g          import (view) + release, ns
+ *   plugin.view_pair.1k            the plugin's own CreateViewOfDeviceBuffer +
+ *                                  PJRT_Buffer_Destroy of the 1 KiB tensor, ns:
+ *                                  the part of import.1k that is the plugin's
  *   sweep.{view_export,view_import,copy_import,memcpy}.<bytes>   ns, for the plot
  *   copy.contig.{lib,memcpy}       256 MiB import copy vs memcpy, GB/s
  *   copy.transposed.{lib,memcpy}   4096x4096 f32 column-major import copy, GB/s
@@ -72,6 +75,7 @@ static bool latency(bench_env *env, const cfg *c) {
             {"export.1g", bench_loop_export, v2, 0},
             {"import.1k", bench_loop_import_view, v1, 0},
             {"import.1g", bench_loop_import_view, v2, 0},
+            {"plugin.view_pair.1k", bench_loop_plugin_view_pair, v1, 0},
         };
         bench_interleave(cases, sizeof cases / sizeof cases[0], c->rounds, c->batch);
     }

@@ -176,3 +176,44 @@ void bench_loop_import_copy(void *arg, int64_t n) {
 pjdl_client *bench_env_client(bench_env *env) {
     return env->client;
 }
+
+static void noop_on_delete(void *ptr, void *arg) {
+    (void)ptr;
+    (void)arg;
+}
+
+static void plugin_failed(const PJRT_Api *api, const char *what, PJRT_Error *error) {
+    PJRT_Error_Message_Args m = {.struct_size = PJRT_Error_Message_Args_STRUCT_SIZE,
+                                 .error = error};
+    api->PJRT_Error_Message(&m);
+    fprintf(stderr, "bench: the plugin's %s failed: %.*s\n", what, (int)m.message_size, m.message);
+    exit(1);
+}
+
+void bench_plugin_view_pair(pjdl_client *client, void *data, const int64_t *shape, int64_t n) {
+    const PJRT_Api *api = pjdl_plugin_api(pjdl_client_plugin(client));
+    PJRT_Device *device = pjdl_device_pjrt(pjdl_client_device(client, 0));
+    for (int64_t i = 0; i < n; i++) {
+        PJRT_Client_CreateViewOfDeviceBuffer_Args v = {
+            .struct_size = PJRT_Client_CreateViewOfDeviceBuffer_Args_STRUCT_SIZE,
+            .client = pjdl_client_pjrt(client),
+            .device_buffer_ptr = data,
+            .dims = shape,
+            .num_dims = 2,
+            .element_type = PJRT_Buffer_Type_F32,
+            .device = device,
+            .on_delete_callback = noop_on_delete};
+        PJRT_Error *e = api->PJRT_Client_CreateViewOfDeviceBuffer(&v);
+        if (e != NULL)
+            plugin_failed(api, "CreateViewOfDeviceBuffer", e);
+        PJRT_Buffer_Destroy_Args d = {.struct_size = PJRT_Buffer_Destroy_Args_STRUCT_SIZE,
+                                      .buffer = v.buffer};
+        if ((e = api->PJRT_Buffer_Destroy(&d)) != NULL)
+            plugin_failed(api, "PJRT_Buffer_Destroy", e);
+    }
+}
+
+void bench_loop_plugin_view_pair(void *arg, int64_t n) {
+    bench_view *v = arg;
+    bench_plugin_view_pair(v->env->client, v->tensor.dl_tensor.data, v->shape, n);
+}

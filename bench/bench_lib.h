@@ -42,6 +42,14 @@ void bench_loop_import_view(void *view, int64_t n); /* import copy=NEVER + relea
 /* import copy=ALWAYS + await + release; element strides of the source may be
  * transposed (see bench_view_transpose). */
 void bench_loop_import_copy(void *view, int64_t n);
+/* The baseline of an import: the plugin's own CreateViewOfDeviceBuffer
+ * (float32, shape {shape[0], shape[1]} at `data`, the client's first
+ * device, an on-delete callback that does nothing) + PJRT_Buffer_Destroy,
+ * n times; exits with the plugin's message on failure. The loop form takes
+ * a bench_view and views its memory. */
+void bench_plugin_view_pair(struct pjdl_client *client, void *data, const int64_t *shape,
+                            int64_t n);
+void bench_loop_plugin_view_pair(void *view, int64_t n);
 /* Makes the tensor's strides {1, rows}: the column-major view of the same
  * memory (shape unchanged). */
 void bench_view_transpose(bench_view *v);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_lib.h"
 #include "bench_util.h"
 #include "pjrt_dlpack.h"
 
@@ -49,11 +50,6 @@ static void noop_deleter(DLManagedTensorVersioned *self) {
     (void)self;
 }
 
-static void noop_on_delete(void *ptr, void *arg) {
-    (void)ptr;
-    (void)arg;
-}
-
 static void loop_pin_pair(void *arg, int64_t n) {
     fixture *f = arg;
     for (int64_t i = 0; i < n; i++) {
@@ -84,25 +80,7 @@ static void loop_export(void *arg, int64_t n) {
 
 static void loop_view_pair(void *arg, int64_t n) {
     fixture *f = arg;
-    PJRT_Device *device = pjdl_device_pjrt(pjdl_client_device(f->client, 0));
-    for (int64_t i = 0; i < n; i++) {
-        PJRT_Client_CreateViewOfDeviceBuffer_Args v = {
-            .struct_size = PJRT_Client_CreateViewOfDeviceBuffer_Args_STRUCT_SIZE,
-            .client = pjdl_client_pjrt(f->client),
-            .device_buffer_ptr = f->data,
-            .dims = f->shape,
-            .num_dims = 2,
-            .element_type = PJRT_Buffer_Type_F32,
-            .device = device,
-            .on_delete_callback = noop_on_delete};
-        PJRT_Error *e = f->api->PJRT_Client_CreateViewOfDeviceBuffer(&v);
-        if (e != NULL)
-            die("CreateViewOfDeviceBuffer", e, f->api);
-        PJRT_Buffer_Destroy_Args d = {.struct_size = PJRT_Buffer_Destroy_Args_STRUCT_SIZE,
-                                      .buffer = v.buffer};
-        if ((e = f->api->PJRT_Buffer_Destroy(&d)) != NULL)
-            die("PJRT_Buffer_Destroy", e, f->api);
-    }
+    bench_plugin_view_pair(f->client, f->data, f->shape, n);
 }
 
 static void loop_import(void *arg, int64_t n) {

@@ -59,16 +59,21 @@ void ref_alloc_unregister_client(PJRT_Client *client) {
     pthread_mutex_unlock(&clients_mu);
 }
 
-void *ref_alloc(PJRT_Client *client, size_t size) {
+void *ref_alloc_raw(PJRT_Client *client, size_t size) {
     if (should_fail())
         return NULL;
+    void *p = malloc(size == 0 ? 1 : size);
+    if (p != NULL)
+        count(client, 1);
+    return p;
+}
+
+void *ref_alloc(PJRT_Client *client, size_t size) {
     /* Not calloc: glibc's calloc bypasses the per-thread cache and costs
      * several times more for the small objects of views and events. */
-    void *p = malloc(size == 0 ? 1 : size);
-    if (p != NULL) {
+    void *p = ref_alloc_raw(client, size);
+    if (p != NULL)
         memset(p, 0, size);
-        count(client, 1);
-    }
     return p;
 }
 

@@ -5,6 +5,18 @@
 #include "element_type.h" /* common/: packed sub-byte types */
 #include "ref_internal.h"
 
+/* The element type's sizes: bytes per element on the host (one for a
+ * sub-byte type) and, for a packed sub-byte type, its bits (else 0). */
+static PJRT_Error *type_sizes(PJRT_Buffer_Type type, const char *fn, size_t *element_size,
+                              unsigned *packed_bits) {
+    PJRT_Error *err = ref_type_size(type, fn, element_size);
+    /* ref_type_size found the type: its table entry exists. */
+    *packed_bits = err == NULL && pjdl__element_type_packed(type)
+                       ? (unsigned)pjdl__element_type_of(type)->bits
+                       : 0;
+    return err;
+}
+
 PJRT_Error *ref_shape_init(ref_shape *shape, const char *fn, PJRT_Buffer_Type type,
                            const int64_t *dims, size_t num_dims,
                            const PJRT_Buffer_MemoryLayout *layout) {
@@ -13,7 +25,7 @@ PJRT_Error *ref_shape_init(ref_shape *shape, const char *fn, PJRT_Buffer_Type ty
     shape->num_dims = 0;
     shape->num_elements = 0;
     shape->size = 0;
-    PJRT_Error *err = ref_type_size(type, fn, &shape->element_size);
+    PJRT_Error *err = type_sizes(type, fn, &shape->element_size, &shape->packed_bits);
     if (err != NULL)
         return err;
     if (num_dims > REF_MAX_DIMS)
@@ -23,39 +35,34 @@ PJRT_Error *ref_shape_init(ref_shape *shape, const char *fn, PJRT_Buffer_Type ty
         return REF_INVALID("%s: dims is NULL but num_dims is %zu", fn, num_dims);
     shape->type = type;
     shape->num_dims = num_dims;
+    /* One pass: the dimensions, their product (an overflow only counts
+     * when no dimension is 0: an empty array's other dimensions may be
+     * anything) and, without a layout, the row-major order. */
     size_t elements = 1;
-    bool empty = false;
+    bool empty = false, overflow = false;
     for (size_t i = 0; i < num_dims; i++) {
         if (dims[i] < 0)
             return REF_INVALID("%s: dimension %zu is negative (%lld)", fn, i, (long long)dims[i]);
         shape->dims[i] = dims[i];
+        shape->minor_to_major[i] = (int64_t)(num_dims - 1 - i);
         empty = empty || dims[i] == 0;
+        overflow = overflow || __builtin_mul_overflow(elements, (uint64_t)dims[i], &elements);
     }
-    /* Empty whatever the other dimensions are (their product is unused). */
-    for (size_t i = 0; i < num_dims && !empty; i++)
-        if (__builtin_mul_overflow(elements, (uint64_t)dims[i], &elements))
-            return REF_INVALID("%s: the number of elements overflows", fn);
     if (empty)
         elements = 0;
+    else if (overflow)
+        return REF_INVALID("%s: the number of elements overflows", fn);
     size_t bytes;
     if (__builtin_mul_overflow(elements, shape->element_size, &bytes) || bytes > INT64_MAX)
         return REF_INVALID("%s: the array's size in bytes overflows", fn);
     shape->num_elements = elements;
-    shape->size = bytes;
     /* Packed sub-byte types take fewer bytes on the device, as in XLA. */
-    shape->packed_bits = 0;
-    if (pjdl__element_type_packed(type)) {
-        shape->packed_bits = pjdl__element_type_of(type)->bits;
-        shape->size = pjdl__packed_size(elements, shape->packed_bits);
-    }
+    shape->size = shape->packed_bits != 0 ? pjdl__packed_size(elements, shape->packed_bits) : bytes;
     if (layout != NULL) {
         err = ref_layout_parse(layout, fn, shape->dims, num_dims, shape->element_size,
                                shape->minor_to_major);
         if (err != NULL)
             return err;
-    } else {
-        for (size_t i = 0; i < num_dims; i++)
-            shape->minor_to_major[i] = (int64_t)(num_dims - 1 - i);
     }
     ref_dense_strides(shape->dims, num_dims, shape->element_size, shape->minor_to_major,
                       shape->strides);
@@ -67,29 +74,31 @@ PJRT_Error *ref_shape_init(ref_shape *shape, const char *fn, PJRT_Buffer_Type ty
 static PJRT_Error *buffer_alloc(ref_memory *memory, const ref_shape *shape, int parts,
                                 PJRT_Event *ready, const char *what, PJRT_Buffer **out) {
     size_t n = shape->num_dims;
-    PJRT_Buffer *b = ref_alloc(memory->client, sizeof(*b) + 3 * n * sizeof(int64_t));
+    /* Not ref_alloc: every field is set here, and the arrays are filled. */
+    PJRT_Buffer *b = ref_alloc_raw(memory->client, sizeof(*b) + 3 * n * sizeof(int64_t));
     if (b == NULL) {
         ref_event_release(ready);
         return ref_error_oom(what);
     }
-    b->client = memory->client; /* held by the allocation (PJRT_Client.hold) */
-    b->memory = memory;
-    b->type = shape->type;
-    b->element_size = shape->element_size;
-    b->num_dims = n;
+    /* The rest zero; the default mutex by its initializer, no call. */
+    *b = (PJRT_Buffer){.client = memory->client, /* held by the allocation (PJRT_Client.hold) */
+                       .memory = memory,
+                       .type = shape->type,
+                       .element_size = shape->element_size,
+                       .num_dims = n,
+                       .size = shape->size,
+                       .packed_bits = shape->packed_bits,
+                       .ready = ready,
+                       .mu = PTHREAD_MUTEX_INITIALIZER};
+    atomic_init(&b->parts, parts);
     b->dims = b->dim_storage;
     b->minor_to_major = b->dims + n;
     b->strides = b->minor_to_major + n;
-    if (n > 0) {
-        memcpy(b->dims, shape->dims, n * sizeof(int64_t));
-        memcpy(b->minor_to_major, shape->minor_to_major, n * sizeof(int64_t));
-        memcpy(b->strides, shape->strides, n * sizeof(int64_t));
+    for (size_t i = 0; i < n; i++) {
+        b->dims[i] = shape->dims[i];
+        b->minor_to_major[i] = shape->minor_to_major[i];
+        b->strides[i] = shape->strides[i];
     }
-    b->size = shape->size;
-    b->packed_bits = shape->packed_bits;
-    b->ready = ready;
-    atomic_init(&b->parts, parts);
-    pthread_mutex_init(&b->mu, NULL);
     *out = b;
     return NULL;
 }

@@ -54,6 +54,8 @@
 
 /* Allocates `size` zeroed bytes, counted against `client` (may be NULL). */
 void *ref_alloc(PJRT_Client *client, size_t size);
+/* The same, not zeroed: for objects whose creator sets every byte. */
+void *ref_alloc_raw(PJRT_Client *client, size_t size);
 /* Allocates `size` bytes (at least 1) aligned to REF_DATA_ALIGN, not zeroed. */
 void *ref_alloc_data(PJRT_Client *client, size_t size);
 /* Frees what ref_alloc/ref_alloc_data returned; `client` must be the same. */

@@ -148,31 +148,34 @@ static pjdl_code buffer_fill(pjdl_buffer *b) {
  * owner of an imported tensor after the struct when `owner` is set. */
 static pjdl_code buffer_new(pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_Type type,
                             const int64_t *dims, size_t ndim, bool owner, pjdl_buffer **out) {
-    pjdl_buffer *b = NULL;
-    size_t head = sizeof *b + (owner ? sizeof(import_owner) : 0);
-    PJDL_TRY(pjdl__alloc(head + 2 * ndim * sizeof(int64_t), "a buffer", &b));
-    atomic_init(&b->refs, 1);
-    atomic_init(&b->ready, false);
-    atomic_init(&b->pin_busy, false);
-    /* pinned, export_home, export_device: zero from pjdl__alloc */
-    pthread_mutex_init(&b->mu, NULL);
-    b->client = client;
-    b->buffer = pjrt;
-    b->type = type;
-    b->ndim = ndim;
-    b->view_owner = owner ? (import_owner *)(b + 1) : NULL;
-    b->dims = (int64_t *)((char *)b + head);
+    size_t head = sizeof(pjdl_buffer) + (owner ? sizeof(import_owner) : 0);
+    size_t size = head + 2 * ndim * sizeof(int64_t);
+    pjdl_buffer *b = pjdl__malloc(size);
+    if (b == NULL)
+        return pjdl__fail(PJDL_RESOURCE_EXHAUSTED,
+                          "out of memory allocating %zu bytes for a buffer", size);
+    /* Every field not named is zero (pinned, export_home, export_device,
+     * ...): stored here rather than by a memset of the whole allocation.
+     * The default mutex by its initializer, which needs no call. */
+    *b = (pjdl_buffer){.refs = 1,
+                       .client = client,
+                       .buffer = pjrt,
+                       .mu = PTHREAD_MUTEX_INITIALIZER,
+                       .type = type,
+                       .ndim = ndim,
+                       .view_owner = owner ? (import_owner *)(b + 1) : NULL,
+                       .dims = (int64_t *)((char *)b + head)};
     b->strides = b->dims + ndim;
-    if (ndim)
-        memcpy(b->dims, dims, ndim * sizeof *dims);
+    for (size_t i = 0; i < ndim; i++)
+        b->dims[i] = dims[i];
     *out = b;
     return PJDL_OK;
 }
 
 void pjdl__buffer_free_block(pjdl_buffer *b) {
     free(b->export_home);
-    pthread_mutex_destroy(&b->mu);
-    free(b->layout_error);
+    if (b->layout_error != NULL)
+        free(b->layout_error);
     free(b);
 }
 
@@ -196,17 +199,18 @@ pjdl_code pjdl__buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer
     return PJDL_OK;
 }
 
-pjdl_code pjdl__buffer_new_view(pjdl_client *client, PJRT_Buffer_Type type, const int64_t *dims,
-                                size_t ndim, const int64_t *minor_to_major, pjdl_device *device,
-                                pjdl_memory *memory, DLManagedTensorVersioned *versioned,
-                                DLManagedTensor *legacy, pjdl_buffer **out) {
+pjdl_code pjdl__buffer_new_view(pjdl_client *client, PJRT_Buffer_Type type,
+                                const pjdl_layout *layout, pjdl_device *device, pjdl_memory *memory,
+                                DLManagedTensorVersioned *versioned, DLManagedTensor *legacy,
+                                pjdl_buffer **out) {
+    size_t ndim = (size_t)layout->ndim;
     pjdl_buffer *b = NULL;
-    PJDL_TRY(buffer_new(client, NULL, type, dims, ndim, true, &b));
-    pjdl_code code = compute_size(b);
-    if (code != PJDL_OK) {
-        pjdl__buffer_free_block(b);
-        return code;
-    }
+    PJDL_TRY(buffer_new(client, NULL, type, layout->shape, ndim, true, &b));
+    /* As compute_size finds for `type`: the tensor's element size is the
+     * PJRT type's (one byte for a sub-byte type, packed or not), and
+     * num_elements times it was checked not to overflow. */
+    b->elem_size = layout->elem_size;
+    b->size_bytes = (size_t)layout->num_elements * layout->elem_size;
     b->device = device;
     b->memory = memory != NULL ? memory : device->default_memory;
     b->layout_code = PJDL_OK;
@@ -214,7 +218,7 @@ pjdl_code pjdl__buffer_new_view(pjdl_client *client, PJRT_Buffer_Type type, cons
      * of 0 count as 1, as in set_compact). */
     uint64_t stride = 1;
     for (size_t k = 0; k < ndim; k++) {
-        size_t d = (size_t)minor_to_major[k];
+        size_t d = (size_t)layout->minor_to_major[k];
         b->strides[d] = (int64_t)stride;
         stride *= b->dims[d] > 0 ? (uint64_t)b->dims[d] : 1;
     }
@@ -255,6 +259,8 @@ void pjdl_buffer_release(pjdl_buffer *buffer) {
 void pjdl__buffer_destroy(pjdl_buffer *buffer) {
     if (atomic_load_explicit(&buffer->pinned, memory_order_relaxed))
         pjdl__buffer_unpin_final(buffer);
+    if (buffer->view_owner != NULL)
+        pjdl__import_owner_destroying(buffer->view_owner);
     pjdl__pjrt_buffer_destroy(pjdl__client_api(buffer->client), buffer->buffer);
     pjdl_client_release(buffer->client);
     /* An imported view's allocation also holds the owner of the producer's

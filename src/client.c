@@ -132,12 +132,14 @@ void pjdl_client_retain(pjdl_client *client) {
  * library (completion and on-delete callbacks, which may run deleters). */
 static _Thread_local int callback_depth;
 
-void pjdl__callback_enter(void) {
-    callback_depth++;
+int *pjdl__callback_enter(void) {
+    int *depth = &callback_depth;
+    ++*depth;
+    return depth;
 }
 
-void pjdl__callback_leave(void) {
-    callback_depth--;
+void pjdl__callback_leave(int *depth) {
+    --*depth;
 }
 
 static void client_free(pjdl_client *client) {

@@ -78,62 +78,85 @@ pjdl_memory *pjdl__client_lookup_memory(const pjdl_client *client, const PJRT_Me
     return NULL;
 }
 
+/* The tag of a memory's cached DLPack device type for the registry's
+ * current generation: (generation + 1) << 32, 0 meaning none. */
+static uint64_t dl_type_tag(void) {
+    return ((uint64_t)pjdl_platform_generation() + 1) << 32;
+}
+
+/* The memory's cached type when it carries `tag`. */
+static bool dl_type_cached(const pjdl_memory *memory, uint64_t tag, DLDeviceType *out) {
+    uint64_t cached = atomic_load_explicit(&memory->dl_type_cache, memory_order_relaxed);
+    if ((cached & ~(uint64_t)UINT32_MAX) != tag)
+        return false;
+    *out = (DLDeviceType)(uint32_t)cached;
+    return true;
+}
+
 /* The DLPack device type of `memory` (NULL: the platform's default) on the
  * device's platform. Exports and imports ask this every time, so the answer
  * is cached in the memory and only recomputed after a registration changed
  * the registry (which keeps the registry's lock off the hot paths). */
-static pjdl_code memory_dl_type(const pjdl_device *device, pjdl_memory *memory, DLDeviceType *out) {
+static pjdl_code memory_dl_type(const pjdl_device *device, pjdl_memory *memory, uint64_t tag,
+                                DLDeviceType *out) {
     const char *platform = device->client->platform_name;
     if (memory == NULL)
         return pjdl_platform_dl_type(platform, NULL, out);
-    uint64_t tag = ((uint64_t)pjdl_platform_generation() + 1) << 32;
-    uint64_t cached = atomic_load_explicit(&memory->dl_type_cache, memory_order_relaxed);
-    if ((cached & ~(uint64_t)UINT32_MAX) == tag) {
-        *out = (DLDeviceType)(uint32_t)cached;
+    if (dl_type_cached(memory, tag, out))
         return PJDL_OK;
-    }
     pjdl_code code = pjdl_platform_dl_type(platform, memory->kind, out);
     if (code == PJDL_OK)
         atomic_store_explicit(&memory->dl_type_cache, tag | (uint32_t)*out, memory_order_relaxed);
     return code;
 }
 
-pjdl_code pjdl_device_dl(const pjdl_device *device, const pjdl_memory *memory, DLDevice *out) {
-    if (device == NULL || out == NULL)
-        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_device_dl: device and out must not be NULL");
+/* The DLDevice of memory of DLPack type `type` on `device`. DLPack: host
+ * memory (plain, pinned) has device_id 0, on whichever device of the
+ * client it lives; JAX, for one, maps a kDLCPU id to a device of its own
+ * and has one CPU device by default. */
+static DLDevice dl_of(const pjdl_device *device, DLDeviceType type) {
+    int32_t id = pjdl__dl_host_reachable(type) ? 0 : pjdl__device_dl_id(device);
+    return (DLDevice){type, id};
+}
+
+/* pjdl_device_dl with the registry's tag read once by the caller. */
+static pjdl_code device_dl(const pjdl_device *device, const pjdl_memory *memory, uint64_t tag,
+                           DLDevice *out) {
     if (memory == NULL)
         memory = device->default_memory;
     DLDeviceType type;
-    PJDL_TRY(memory_dl_type(device, (pjdl_memory *)memory, &type));
-    out->device_type = type;
-    /* DLPack: host memory (plain, pinned) has device_id 0, on whichever
-     * device of the client it lives; JAX, for one, maps a kDLCPU id to a
-     * device of its own and has one CPU device by default. */
-    if (pjdl_dl_device_type_host_reachable(type))
-        out->device_id = 0;
-    else
-        out->device_id = pjdl__device_dl_id(device);
+    PJDL_TRY(memory_dl_type(device, (pjdl_memory *)memory, tag, &type));
+    *out = dl_of(device, type);
     return PJDL_OK;
 }
 
-/* Whether (device, memory) has DLDevice `dl`; memory NULL: the default. */
-static bool device_has_dl(const pjdl_device *device, const pjdl_memory *memory, DLDevice dl) {
+pjdl_code pjdl_device_dl(const pjdl_device *device, const pjdl_memory *memory, DLDevice *out) {
+    if (device == NULL || out == NULL)
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_device_dl: device and out must not be NULL");
+    return device_dl(device, memory, dl_type_tag(), out);
+}
+
+/* Whether (device, memory) has DLDevice `dl`; memory NULL: the default.
+ * Every import without a target asks this, for the same few memories. */
+static bool device_has_dl(const pjdl_device *device, const pjdl_memory *memory, DLDevice dl,
+                          uint64_t tag) {
     DLDevice have;
-    return pjdl_device_dl(device, memory, &have) == PJDL_OK && pjdl_dl_device_same(have, dl);
+    return device_dl(device, memory, tag, &have) == PJDL_OK && pjdl__dl_device_same(have, dl);
 }
 
 /* The first device of `client` with memory `dl`: its default memory when
  * that matches, else (unless default_only) another of its memories. */
 bool pjdl__client_find_dl_memory(const pjdl_client *client, DLDevice dl, bool default_only,
                                  pjdl_device **device, pjdl_memory **memory) {
+    uint64_t tag = dl_type_tag();
     for (int pass = 0; pass < (default_only ? 1 : 2); pass++) {
         for (size_t i = 0; i < client->num_devices; i++) {
             pjdl_device *d = &client->devices[i];
             pjdl_memory *found = NULL;
-            if (pass == 0 && device_has_dl(d, NULL, dl))
+            if (pass == 0 && device_has_dl(d, NULL, dl, tag))
                 found = d->default_memory;
             for (size_t m = 0; pass == 1 && found == NULL && m < d->num_memories; m++)
-                if (device_has_dl(d, d->memories[m], dl))
+                if (device_has_dl(d, d->memories[m], dl, tag))
                     found = d->memories[m];
             if (found != NULL) {
                 if (device)

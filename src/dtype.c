@@ -163,6 +163,12 @@ pjdl_code pjdl__dl_dtype_check(DLDataType dtype, size_t *elem_size) {
     return PJDL_OK;
 }
 
+bool pjdl__dl_dtype_whole_bytes(DLDataType dtype) {
+    const dl_code_info *info = dl_code(dtype.code);
+    return info != NULL && dtype.lanes == 1 && dtype.bits >= 8 && dtype.bits % 8 == 0 &&
+           (info->fixed_bits == 0 || dtype.bits == info->fixed_bits);
+}
+
 pjdl_code pjdl_dtype_to_pjrt(DLDataType dtype, PJRT_Buffer_Type *out) {
     pjdl__clear_error();
     if (out == NULL)
@@ -180,10 +186,10 @@ static uint8_t dl_to_pjrt[DL_CODES][DL_SIZES];
 static pthread_once_t dl_to_pjrt_once = PTHREAD_ONCE_INIT;
 
 static int size_index(unsigned bits) {
-    for (int i = 0; i < DL_SIZES; i++)
-        if (bits == 8u << i)
-            return i;
-    return -1;
+    /* 8 << i for i < DL_SIZES: one power of two in range. */
+    if (bits < 8 || bits > 8u << (DL_SIZES - 1) || (bits & (bits - 1)) != 0)
+        return -1;
+    return __builtin_ctz(bits) - 3;
 }
 
 static void dl_to_pjrt_build(void) {
@@ -207,13 +213,18 @@ static PJRT_Buffer_Type sub_byte_type(DLDataType dtype) {
     return PJRT_Buffer_Type_INVALID;
 }
 
-pjdl_code pjdl__dtype_to_pjrt_checked(DLDataType dtype, PJRT_Buffer_Type *out) {
+bool pjdl__dtype_to_pjrt_whole(DLDataType dtype, PJRT_Buffer_Type *out) {
     pthread_once(&dl_to_pjrt_once, dl_to_pjrt_build);
     int k = size_index(dtype.bits);
-    if (dtype.code < DL_CODES && k >= 0 && dl_to_pjrt[dtype.code][k] != 0) {
-        *out = (PJRT_Buffer_Type)dl_to_pjrt[dtype.code][k];
+    if (dtype.lanes != 1 || dtype.code >= DL_CODES || k < 0 || dl_to_pjrt[dtype.code][k] == 0)
+        return false;
+    *out = (PJRT_Buffer_Type)dl_to_pjrt[dtype.code][k];
+    return true;
+}
+
+pjdl_code pjdl__dtype_to_pjrt_checked(DLDataType dtype, PJRT_Buffer_Type *out) {
+    if (pjdl__dtype_to_pjrt_whole(dtype, out))
         return PJDL_OK;
-    }
     if (dtype.bits < 8 && sub_byte_type(dtype) != PJRT_Buffer_Type_INVALID) {
         *out = sub_byte_type(dtype);
         return PJDL_OK;

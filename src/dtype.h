@@ -4,6 +4,7 @@
 #ifndef PJDL_SRC_DTYPE_H_
 #define PJDL_SRC_DTYPE_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "pjrt_dlpack.h"
@@ -20,6 +21,16 @@
  * UNIMPLEMENTED for lanes > 1. The message names the dtype. Does not clear
  * or set anything on success. */
 pjdl_code pjdl__dl_dtype_check(DLDataType dtype, size_t *elem_size);
+
+/* Whether pjdl__dl_dtype_check accepts `dtype` with whole bytes per
+ * element (bits 8 or more): its elements are then bits / 8 bytes. Sets no
+ * error: the common case's quick test, the full check decides the rest. */
+bool pjdl__dl_dtype_whole_bytes(DLDataType dtype);
+
+/* The PJRT element type of a dtype of lanes 1 and 8, 16, 32, 64 or 128
+ * bits that has one: such a dtype also passes pjdl__dl_dtype_check (a
+ * whole-byte dtype). false for anything else; sets no error. */
+bool pjdl__dtype_to_pjrt_whole(DLDataType dtype, PJRT_Buffer_Type *out);
 
 /* pjdl_dtype_to_pjrt for a dtype pjdl__dl_dtype_check accepted: no second
  * check, and the thread's error is set only on failure (UNIMPLEMENTED: no

@@ -144,9 +144,9 @@ static void then_on_ready(PJRT_Error *error, void *arg) {
     PJDL_RECEIVE(ctx->published);
     char message[256];
     pjdl_code code = error ? pjdl__error_read(ctx->api, error, message, sizeof message) : PJDL_OK;
-    pjdl__callback_enter();
+    int *depth = pjdl__callback_enter();
     ctx->fn(ctx->arg, code);
-    pjdl__callback_leave();
+    pjdl__callback_leave(depth);
     free(ctx);
 }
 

@@ -43,7 +43,7 @@ static const char *view_obstacle(const import_job *job, pjdl_code *code) {
     *code = PJDL_INVALID_ARGUMENT;
     if (job->options.copy == PJDL_COPY_ALWAYS)
         return "copy=ALWAYS";
-    if (!pjdl_dl_device_same(job->target_dl, job->tensor->device))
+    if (!pjdl__dl_device_same(job->target_dl, job->tensor->device))
         return "the target device is not the tensor's device";
     if (job->read_only)
         return "the tensor is read-only and a PJRT buffer is writable";
@@ -77,7 +77,7 @@ static pjdl_code check_copy(const import_job *job, pjdl_code code, const char *w
     if (job->options.copy == PJDL_COPY_NEVER)
         return pjdl__fail(code, "import: no zero-copy view is possible (%s) and copy=NEVER", why);
     DLDeviceType src = job->tensor->device.device_type;
-    if (!pjdl_dl_device_type_host_reachable(src))
+    if (!pjdl__dl_host_reachable(src))
         return pjdl__fail(code,
                           "import: no zero-copy view is possible (%s), and memory of %s is not "
                           "reachable from the host for a copy",
@@ -94,9 +94,8 @@ static bool plugin_refused(pjdl_code code) {
 static pjdl_code import_as_view(import_job *job, DLManagedTensorVersioned *v, DLManagedTensor *l,
                                 pjdl_buffer **out) {
     pjdl_buffer *b = NULL;
-    PJDL_TRY(pjdl__buffer_new_view(job->client, job->type, job->tensor->shape,
-                                   (size_t)job->tensor->ndim, job->layout.minor_to_major,
-                                   job->device, job->memory, v, l, &b));
+    PJDL_TRY(pjdl__buffer_new_view(job->client, job->type, &job->layout, job->device, job->memory,
+                                   v, l, &b));
     job->owner = b->view_owner;
     PJRT_Buffer *pjrt = NULL;
     pjdl_code code = pjdl__import_view(job, &pjrt);
@@ -209,8 +208,12 @@ static pjdl_code fp4x2_as_scalars(import_job *job, const DLTensor *t) {
 
 static pjdl_code job_prepare(import_job *job, const DLTensor *t,
                              const pjdl_import_options *options) {
-    PJDL_TRY(pjdl__copy_options(options, options ? options->struct_size : 0, sizeof job->options,
-                                &job->options, sizeof job->options, "pjdl_import_options"));
+    if (options != NULL && options->struct_size == sizeof job->options)
+        job->options = *options; /* this version's struct: nothing to default */
+    else
+        PJDL_TRY(pjdl__copy_options(options, options ? options->struct_size : 0,
+                                    sizeof job->options, &job->options, sizeof job->options,
+                                    "pjdl_import_options"));
     pjdl_copy c = job->options.copy;
     if (c != PJDL_COPY_IF_NEEDED && c != PJDL_COPY_NEVER && c != PJDL_COPY_ALWAYS)
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "import: unknown copy setting %d", (int)c);
@@ -218,6 +221,10 @@ static pjdl_code job_prepare(import_job *job, const DLTensor *t,
     if (t->dtype.code == kDLFloat4_e2m1fn && t->dtype.bits == 4 && t->dtype.lanes == 2)
         PJDL_TRY(fp4x2_as_scalars(job, t));
     t = job->tensor;
+    /* The common case, a whole-byte dtype in compact C order, first. */
+    if (pjdl__dtype_to_pjrt_whole(t->dtype, &job->type) &&
+        pjdl__tensor_check_c_order(t, &job->layout))
+        return PJDL_OK;
     pjdl_code code = pjdl__tensor_check(t, &job->layout);
     if (code == PJDL_OK)
         code = pjdl__dtype_to_pjrt_checked(t->dtype, &job->type);
@@ -258,7 +265,7 @@ static pjdl_code import_into_clients(import_job *job, pjdl_client *const *client
     if (clients == NULL && n > 0)
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "import: clients is NULL");
     pjdl_code first = PJDL_OK;
-    char why[512] = "";
+    char why[512]; /* set with `first`; not cleared: 512 bytes per import */
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < n; i++) {
             if (!candidate(job, clients[i], pass))

@@ -18,6 +18,10 @@
  * released the source. */
 typedef struct import_owner {
     atomic_uint bits;
+    /* A view's container is being destroyed by thread `destroyer`: set
+     * (release) by pjdl__import_owner_destroying, cleared by unhold. */
+    atomic_bool destroying;
+    pthread_t destroyer;
     DLManagedTensorVersioned *versioned; /* exactly one of the two is set */
     DLManagedTensor *legacy;
     pjdl_buffer *container; /* NULL: the owner is its own allocation */
@@ -55,6 +59,12 @@ pjdl_code pjdl__import_owner_new(DLManagedTensorVersioned *v, DLManagedTensor *l
 /* Sets up an owner that lives inside `container`'s allocation. */
 void pjdl__import_owner_init(import_owner *owner, DLManagedTensorVersioned *v, DLManagedTensor *l,
                              pjdl_buffer *container);
+/* The container buffer's last reference was released, and the calling
+ * thread is about to destroy its PJRT buffer and then call
+ * pjdl__import_owner_unhold: a release callback the plugin makes in
+ * between on this thread (inside PJRT_Buffer_Destroy, the common case)
+ * then needs no atomic read-modify-write, nobody else writing the state. */
+void pjdl__import_owner_destroying(import_owner *owner);
 /* The container buffer is gone (its last reference was released): frees
  * the allocation now, or lets PJRT's release do it. */
 void pjdl__import_owner_unhold(import_owner *owner);

@@ -27,6 +27,7 @@ void pjdl__import_owner_init(import_owner *o, DLManagedTensorVersioned *v, DLMan
     o->versioned = v;
     o->legacy = l;
     o->container = container;
+    atomic_init(&o->destroying, false);
     PJDL_PUBLISH(o->bits, 0u);
 }
 
@@ -104,7 +105,20 @@ void pjdl__import_owner_abandon(import_owner *o) {
     owner_free(o);
 }
 
+void pjdl__import_owner_destroying(import_owner *o) {
+    o->destroyer = pthread_self();
+    atomic_store_explicit(&o->destroying, true, memory_order_release);
+}
+
+/* Whether the calling thread is between pjdl__import_owner_destroying and
+ * unhold of `o`: a plugin's callback made inside PJRT_Buffer_Destroy. */
+static bool destroying_here(const import_owner *o) {
+    return atomic_load_explicit(&o->destroying, memory_order_acquire) &&
+           pthread_equal(o->destroyer, pthread_self());
+}
+
 void pjdl__import_owner_unhold(import_owner *o) {
+    atomic_store_explicit(&o->destroying, false, memory_order_relaxed);
     /* PJRT's release, once seen, is over: no atomic write needed. */
     unsigned old = atomic_load_explicit(&o->bits, memory_order_acquire);
     if (!(old & OWNER_RELEASED))
@@ -123,6 +137,16 @@ static void release(import_owner *o, bool with_deleter) {
      * is also PJDL_RECEIVE's: it comes before the owner's fields are read. */
     unsigned old = atomic_load_explicit(&o->bits, memory_order_acquire);
     deleter d = deleter_of(o);
+    if ((old & OWNER_HELD) && !(old & OWNER_RELEASED) && destroying_here(o)) {
+        /* Called back inside the container's destroy, on its thread: the
+         * import call has long finished, no abandon waits, and unhold,
+         * which frees, reads the state after this returns on this very
+         * thread. Nobody else writes it now: a store is enough. */
+        atomic_store_explicit(&o->bits, old | OWNER_RELEASED, memory_order_release);
+        if (with_deleter && (old & OWNER_LIVE))
+            call_deleter(d);
+        return;
+    }
     if (!(old & (OWNER_LIVE | OWNER_FAILED)) || (old & (OWNER_WAITER | OWNER_HELD)))
         old = set_bits(o, OWNER_RELEASED);
     if (old & OWNER_RELEASED)

@@ -3,9 +3,9 @@
 
 static void on_view_deleted(void *device_buffer_ptr, void *user_arg) {
     (void)device_buffer_ptr;
-    pjdl__callback_enter();
+    int *depth = pjdl__callback_enter();
     pjdl__import_owner_release(user_arg);
-    pjdl__callback_leave();
+    pjdl__callback_leave(depth);
 }
 
 pjdl_code pjdl__import_view(import_job *job, PJRT_Buffer **out) {
@@ -13,11 +13,17 @@ pjdl_code pjdl__import_view(import_job *job, PJRT_Buffer **out) {
     PJDL_TRY(PJDL_NEED(p, PJRT_Client_CreateViewOfDeviceBuffer));
     PJDL_TRY(PJDL_NEED(p, PJRT_Buffer_Destroy)); /* else the view could never be freed */
     const DLTensor *t = job->tensor;
-    PJRT_Buffer_MemoryLayout layout = {.struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE,
-                                       .type = PJRT_Buffer_MemoryLayout_Type_Tiled};
-    layout.tiled.struct_size = PJRT_Buffer_MemoryLayout_Tiled_STRUCT_SIZE;
-    layout.tiled.minor_to_major = job->layout.minor_to_major;
-    layout.tiled.minor_to_major_size = (size_t)job->layout.ndim;
+    /* Row-major is PJRT's default; a layout is said only for permutations
+     * (and built only then: the common case skips the struct). */
+    bool permuted = job->layout.kind == PJDL_LAYOUT_PERMUTED;
+    PJRT_Buffer_MemoryLayout layout;
+    if (permuted) {
+        layout = (PJRT_Buffer_MemoryLayout){.struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE,
+                                            .type = PJRT_Buffer_MemoryLayout_Type_Tiled};
+        layout.tiled.struct_size = PJRT_Buffer_MemoryLayout_Tiled_STRUCT_SIZE;
+        layout.tiled.minor_to_major = job->layout.minor_to_major;
+        layout.tiled.minor_to_major_size = (size_t)job->layout.ndim;
+    }
     PJRT_Client_CreateViewOfDeviceBuffer_Args a = {
         .struct_size = PJRT_Client_CreateViewOfDeviceBuffer_Args_STRUCT_SIZE,
         .client = job->client->client,
@@ -25,8 +31,7 @@ pjdl_code pjdl__import_view(import_job *job, PJRT_Buffer **out) {
         .dims = t->shape,
         .num_dims = (size_t)t->ndim,
         .element_type = job->type,
-        /* Row-major is PJRT's default; say so only for permutations. */
-        .layout = job->layout.kind == PJDL_LAYOUT_PERMUTED ? &layout : NULL,
+        .layout = permuted ? &layout : NULL,
         .device = job->device->device,
         .on_delete_callback = on_view_deleted,
         .on_delete_callback_arg = job->owner,

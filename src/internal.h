@@ -160,9 +160,11 @@ void pjdl__client_free_topology(pjdl_client *client);
 
 /* Bracket the library's code run from a plugin's callback (possibly on a
  * plugin thread): a client whose last reference goes there is destroyed on a
- * thread of the library's own (client.c). */
-void pjdl__callback_enter(void);
-void pjdl__callback_leave(void);
+ * thread of the library's own (client.c). enter returns the calling
+ * thread's depth counter, which leave takes back: one thread-local lookup
+ * per callback. */
+int *pjdl__callback_enter(void);
+void pjdl__callback_leave(int *depth);
 
 /* The pjdl_device / pjdl_memory for a PJRT handle of this client, or NULL. */
 pjdl_device *pjdl__client_lookup_device(const pjdl_client *client, const PJRT_Device *device);
@@ -245,17 +247,18 @@ void pjdl__buffer_destroy(pjdl_buffer *buffer);
 /* Wraps `pjrt` (which becomes owned on success only) reading its metadata. */
 pjdl_code pjdl__buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer **out);
 
-/* A buffer for a view an import is about to create with exactly this
- * metadata: element type, dims, the dense layout as PJRT minor_to_major (a
- * permutation of 0..ndim-1), device and memory (NULL: the device's
- * default). Its allocation holds the owner of the producer's tensor
- * (view_owner, for the view's release callback); nothing is read back from
- * the plugin. pjdl__buffer_view_created completes it with the PJRT buffer;
- * until then the owner's protocol decides when it is freed (import.h). */
-pjdl_code pjdl__buffer_new_view(pjdl_client *client, PJRT_Buffer_Type type, const int64_t *dims,
-                                size_t ndim, const int64_t *minor_to_major, pjdl_device *device,
-                                pjdl_memory *memory, DLManagedTensorVersioned *versioned,
-                                DLManagedTensor *legacy, pjdl_buffer **out);
+/* A buffer for a view an import is about to create of a tensor with
+ * exactly this layout (pjdl__tensor_check's, checked: shape, element size
+ * and number, the dense order as PJRT minor_to_major), element type, device
+ * and memory (NULL: the device's default). Its allocation holds the owner
+ * of the producer's tensor (view_owner, for the view's release callback);
+ * nothing is read back from the plugin. pjdl__buffer_view_created
+ * completes it with the PJRT buffer; until then the owner's protocol
+ * decides when it is freed (import.h). */
+pjdl_code pjdl__buffer_new_view(pjdl_client *client, PJRT_Buffer_Type type,
+                                const pjdl_layout *layout, pjdl_device *device, pjdl_memory *memory,
+                                DLManagedTensorVersioned *versioned, DLManagedTensor *legacy,
+                                pjdl_buffer **out);
 void pjdl__buffer_view_created(pjdl_buffer *buffer, PJRT_Buffer *pjrt);
 /* Frees the buffer's allocation (no PJRT or client work). */
 void pjdl__buffer_free_block(pjdl_buffer *buffer);

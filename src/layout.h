@@ -82,6 +82,16 @@ typedef struct pjdl_layout {
  * failure. */
 pjdl_code pjdl__tensor_check(const DLTensor *t, pjdl_layout *out);
 
+/* pjdl__tensor_check's common case in one pass, for a tensor whose dtype
+ * is known to be valid with whole-byte elements (pjdl__dl_dtype_whole_bytes,
+ * dtype.h): a tensor with elements whose strides are NULL or those of
+ * compact C order (extent-1 dimensions' strides, which the classification
+ * ignores, may be anything). Fills *out exactly as pjdl__tensor_check
+ * would and returns true; false when the tensor is not that case or is
+ * invalid (*out then holds nothing meaningful), leaving the verdict to
+ * pjdl__tensor_check. Sets no error. */
+bool pjdl__tensor_check_c_order(const DLTensor *t, pjdl_layout *out);
+
 /* Copies the tensor described by `layout` (from pjdl__tensor_check) whose
  * element 0 is at `src` (data + byte_offset) into `dst`, compact row-major,
  * layout->nbytes bytes. Reads exactly the bytes [src + lo, src + hi) may

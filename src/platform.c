@@ -123,12 +123,11 @@ const char *pjdl_dl_device_type_name(DLDeviceType type) {
 }
 
 bool pjdl_dl_device_type_host_reachable(DLDeviceType type) {
-    return type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost || type == kDLTPUHost;
+    return pjdl__dl_host_reachable(type);
 }
 
 bool pjdl_dl_device_same(DLDevice a, DLDevice b) {
-    return a.device_type == b.device_type &&
-           (a.device_id == b.device_id || pjdl_dl_device_type_host_reachable(a.device_type));
+    return pjdl__dl_device_same(a, b);
 }
 
 /* Finds `name` among the registrations; call with the lock held. */

@@ -29,6 +29,14 @@ pjdl_code pjdl__platform_lookup(const char *name, DLDeviceType *device, DLDevice
 bool pjdl__dl_device_type_valid(DLDeviceType type);
 
 /* pjdl_dl_device_type_host_reachable and pjdl_dl_device_same are public
- * (pjrt_dlpack.h). */
+ * (pjrt_dlpack.h); these are their definitions, inline for the hot paths. */
+static inline bool pjdl__dl_host_reachable(DLDeviceType type) {
+    return type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost || type == kDLTPUHost;
+}
+
+static inline bool pjdl__dl_device_same(DLDevice a, DLDevice b) {
+    return a.device_type == b.device_type &&
+           (a.device_id == b.device_id || pjdl__dl_host_reachable(a.device_type));
+}
 
 #endif

@@ -191,10 +191,53 @@ static pjdl_code check_extent(const DLTensor *t, pjdl_layout *l) {
     return PJDL_OK;
 }
 
+bool pjdl__tensor_check_c_order(const DLTensor *t, pjdl_layout *l) {
+    const int32_t n = t->ndim;
+    if (n < 0 || n > PJDL_MAX_RANK || (n > 0 && t->shape == NULL) || t->data == NULL ||
+        t->byte_offset > (uint64_t)INT64_MAX)
+        return false;
+    const int64_t es = t->dtype.bits / 8;
+    int64_t stride = es; /* the compact byte stride of dimension i */
+    for (int32_t i = n - 1; i >= 0; i--) {
+        int64_t d = t->shape[i];
+        if (d <= 0)
+            return false;
+        l->shape[i] = d;
+        l->minor_to_major[n - 1 - i] = i;
+        l->byte_strides[i] = stride;
+        if (t->strides != NULL && d == 1 &&
+            __builtin_mul_overflow(t->strides[i], es, &l->byte_strides[i]))
+            l->byte_strides[i] = 0; /* as check_strides: never multiplied */
+        if (t->strides != NULL && d > 1 && t->strides[i] != stride / es)
+            return false;
+        if (__builtin_mul_overflow(stride, d, &stride))
+            return false;
+    }
+    /* stride is now the size in bytes; the bytes must not wrap around. */
+    uintptr_t addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset, end;
+    if (addr < (uintptr_t)t->data || __builtin_add_overflow(addr, (uintptr_t)stride, &end))
+        return false;
+    l->ndim = n;
+    l->elem_size = (size_t)es;
+    l->num_elements = (uint64_t)(stride / es);
+    l->nbytes = (size_t)stride;
+    l->kind = PJDL_LAYOUT_ROW_MAJOR;
+    l->lo = 0;
+    l->hi = stride;
+    l->why_strided = NULL;
+    l->why_dim = -1;
+    size_t align = (size_t)(es & -es); /* lowest set bit, as below */
+    l->aligned = (addr & (align - 1)) == 0;
+    l->packed_bits = 0;
+    return true;
+}
+
 pjdl_code pjdl__tensor_check(const DLTensor *t, pjdl_layout *out) {
     if (t == NULL || out == NULL)
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl__tensor_check: %s is NULL",
                           t == NULL ? "tensor" : "out");
+    if (pjdl__dl_dtype_whole_bytes(t->dtype) && pjdl__tensor_check_c_order(t, out))
+        return PJDL_OK;
     /* Filled in place, arrays only up to ndim: the struct has room for
      * PJDL_MAX_RANK dimensions, and clearing or copying all of it would cost
      * more than the rest of an import. */

@@ -293,6 +293,64 @@ static void test_row_major(void **state) {
         assert_int_equal(l.minor_to_major[i], 3 - i);
 }
 
+/* The one-pass common case fills every field as the general checks
+ * document, and declines (false) whatever is not a non-empty C-order
+ * tensor, leaving it to them. */
+static void test_c_order_fast_path(void **state) {
+    (void)state;
+    pjdl_layout l;
+    int64_t shape[4] = {2, 1, 3, 1};
+    int64_t strides[4] = {3, -77, 1, INT64_C(1) << 62};
+    DLTensor t = tensor(4, shape, strides, f32);
+    t.byte_offset = 2; /* not a multiple of 4: accepted, not aligned */
+    assert_true(pjdl__tensor_check_c_order(&t, &l));
+    assert_int_equal(l.ndim, 4);
+    assert_int_equal(l.elem_size, 4);
+    assert_int_equal(l.num_elements, 6);
+    assert_int_equal(l.nbytes, 24);
+    assert_int_equal(l.kind, PJDL_LAYOUT_ROW_MAJOR);
+    assert_int_equal(l.lo, 0);
+    assert_int_equal(l.hi, 24);
+    assert_null(l.why_strided);
+    assert_int_equal(l.why_dim, -1);
+    assert_false(l.aligned);
+    assert_int_equal(l.packed_bits, 0);
+    const int64_t byte_strides[4] = {12, -308, 4, 0}; /* extent 1: strides * 4, 0 on overflow */
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(l.shape[i], shape[i]);
+        assert_int_equal(l.minor_to_major[i], 3 - i);
+        assert_int_equal(l.byte_strides[i], byte_strides[i]);
+    }
+    t.byte_offset = 4;
+    t.strides = NULL;
+    assert_true(pjdl__tensor_check_c_order(&t, &l));
+    assert_true(l.aligned);
+    assert_int_equal(l.byte_strides[1], 12); /* compact: extent 1 counts as 1 */
+    t.ndim = 0;                              /* a scalar: one element */
+    assert_true(pjdl__tensor_check_c_order(&t, &l));
+    assert_int_equal(l.num_elements, 1);
+    assert_int_equal(l.hi, 4);
+
+    /* Declined: empty, a permutation, gaps, no data, wrap-around. */
+    t = tensor(4, shape, strides, f32);
+    int64_t empty[2] = {0, 5}, perm[2] = {1, 2}, gaps[2] = {4, 1}, two[2] = {2, 2};
+    t.ndim = 2;
+    t.shape = empty;
+    t.strides = NULL;
+    assert_false(pjdl__tensor_check_c_order(&t, &l));
+    t.shape = two;
+    t.strides = perm;
+    assert_false(pjdl__tensor_check_c_order(&t, &l));
+    t.strides = gaps;
+    assert_false(pjdl__tensor_check_c_order(&t, &l));
+    t.strides = NULL;
+    t.data = NULL;
+    assert_false(pjdl__tensor_check_c_order(&t, &l));
+    t.data = (void *)(UINTPTR_MAX - 8);
+    assert_false(pjdl__tensor_check_c_order(&t, &l));
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "address space");
+}
+
 /* All 24 orders of a 4-d tensor: strides describing memory in the order
  * `m2m` (minor to major) must come back as that order. */
 static void test_every_permutation(void **state) {
@@ -373,6 +431,7 @@ int main(void) {
         cmocka_unit_test(test_byte_offset_and_data),
         cmocka_unit_test(test_extents_and_alignment),
         cmocka_unit_test(test_row_major),
+        cmocka_unit_test(test_c_order_fast_path),
         cmocka_unit_test(test_every_permutation),
         cmocka_unit_test(test_permutation_with_unit_dims),
         cmocka_unit_test(test_strided),
