@@ -20,9 +20,19 @@
  *                                  plugin reuses the freed block of that size)
  *   xfer.lib_h2d_fresh             the same, a size not seen before each time: a
  *                                  fresh allocation, first touch and the copy
- *   threads.{one,two,ratio}        export + delete throughput, ops/s (wall clock)
+ *   threads.{one,two,ratio}        export + delete throughput, ops/s, one thread
+ *                                  and two on distinct buffers (wall clock, over a
+ *                                  time window: bench_parallel), and two / one
  *   threads.cpu_{one,two,ratio}    the same from the threads' CPU time: the
  *                                  scaling with a free core per thread
+ *   threads.machine_{one,two,ratio}  the same of a loop that shares nothing and
+ *                                  touches no memory: the machine's own scaling
+ *   threads.machine_cpu_{...}      the same from the threads' CPU time
+ *   threads.relative               threads.ratio / threads.machine_ratio, per
+ *                                  round (median)
+ *   threads.window_ms              the window of each measurement
+ *   threads.gap_bytes              the least distance between the starts of the
+ *                                  objects the two threads' exports write
  *   threads.loadavg                the 1-minute load average at the end
  *
  * --smoke runs everything once with tiny counts and sizes. */
@@ -310,6 +320,76 @@ static bool transfers(const char *plugin, const cfg *c) {
 
 /* ---------------------------------------------------------------- threads */
 
+#define THREAD_ROUNDS 15
+/* The export writes a DLPack struct and its context (~100 bytes) and two
+ * fields of its pjdl_buffer (within its first 200 bytes). */
+#define BENCH_APART 512
+
+/* One thread count of one loop, measured once per round. */
+typedef struct thread_case {
+    bench_loop_fn fn;
+    void *const *args;
+    int nthreads;
+    int64_t chunk;
+    bench_rate rate[THREAD_ROUNDS];
+} thread_case;
+
+/* ratio[r] = two's rate / one's in round r (wall clock, or CPU time). */
+static void per_round(const thread_case *one, const thread_case *two, int rounds, bool cpu,
+                      double *v1, double *v2, double *ratio) {
+    for (int r = 0; r < rounds; r++) {
+        v1[r] = cpu ? one->rate[r].cpu : one->rate[r].wall;
+        v2[r] = cpu ? two->rate[r].cpu : two->rate[r].wall;
+        ratio[r] = v1[r] > 0 ? v2[r] / v1[r] : 0;
+    }
+}
+
+/* <prefix>one, <prefix>two, <prefix>ratio: medians over the rounds; the
+ * per-round ratios are left in `ratio`. */
+static void emit_scaling(const char *prefix, const thread_case *one, const thread_case *two,
+                         int rounds, bool cpu, double *ratio) {
+    double v1[THREAD_ROUNDS], v2[THREAD_ROUNDS], sorted[THREAD_ROUNDS];
+    per_round(one, two, rounds, cpu, v1, v2, ratio);
+    memcpy(sorted, ratio, (size_t)rounds * sizeof *ratio);
+    char k[64];
+    snprintf(k, sizeof k, "%sone", prefix);
+    bench_emit(k, bench_median(v1, (size_t)rounds), "ops/s");
+    snprintf(k, sizeof k, "%stwo", prefix);
+    bench_emit(k, bench_median(v2, (size_t)rounds), "ops/s");
+    snprintf(k, sizeof k, "%sratio", prefix);
+    bench_emit(k, bench_median(sorted, (size_t)rounds), "x");
+}
+
+/* Export + delete by one thread and by two (each on its own buffer), and the
+ * same of a loop that shares nothing (the machine's own scaling), every
+ * case once per round, the first case rotating. */
+static void thread_rounds(bench_view *const *v, const cfg *c) {
+    int rounds = c->smoke ? 1 : THREAD_ROUNDS;
+    double window_ms = c->smoke ? 1 : 25;
+    void *const exp_args[2] = {v[0], v[1]}, *const none[2] = {NULL, NULL};
+    thread_case tc[4] = {{bench_loop_export, exp_args, 1, 256, {{0, 0}}},
+                         {bench_loop_export, exp_args, 2, 256, {{0, 0}}},
+                         {bench_loop_arith, none, 1, 256, {{0, 0}}},
+                         {bench_loop_arith, none, 2, 256, {{0, 0}}}};
+    for (int k = 0; k < 4; k++) /* warm-up */
+        bench_parallel(tc[k].fn, tc[k].args, tc[k].nthreads, tc[k].chunk, window_ms / 5);
+    for (int r = 0; r < rounds; r++) {
+        for (int k = 0; k < 4; k++) {
+            thread_case *t = &tc[(k + r) % 4];
+            t->rate[r] = bench_parallel(t->fn, t->args, t->nthreads, t->chunk, window_ms);
+        }
+    }
+    double ours[THREAD_ROUNDS], machine[THREAD_ROUNDS], cpu[THREAD_ROUNDS];
+    emit_scaling("threads.", &tc[0], &tc[1], rounds, false, ours);
+    emit_scaling("threads.cpu_", &tc[0], &tc[1], rounds, true, cpu);
+    emit_scaling("threads.machine_", &tc[2], &tc[3], rounds, false, machine);
+    emit_scaling("threads.machine_cpu_", &tc[2], &tc[3], rounds, true, cpu);
+    for (int r = 0; r < rounds; r++)
+        ours[r] = machine[r] > 0 ? ours[r] / machine[r] : 0;
+    bench_emit("threads.relative", bench_median(ours, (size_t)rounds), "x");
+    bench_emit("threads.window_ms", window_ms, "ms");
+}
+
 static bool threads(bench_env *env, const cfg *c) {
     void *m[2] = {bench_host_alloc(1024), bench_host_alloc(1024)};
     bench_view *v[2] = {NULL, NULL};
@@ -317,25 +397,12 @@ static bool threads(bench_env *env, const cfg *c) {
         v[i] = m[i] ? bench_view_open(env, m[i], 16, 16) : NULL;
     bool ok = v[0] && v[1];
     if (ok) {
-        int rounds = c->smoke ? 1 : 15;
-        int64_t n = c->smoke ? 10 : 100000;
-        double one[15], two[15], ratio[15], cone[15], ctwo[15], cratio[15];
-        /* Export + delete throughput, each thread on its own buffer. */
-        void *args[2] = {v[0], v[1]};
-        bench_parallel(bench_loop_export, args, 1, n / 10 + 1, NULL); /* warm up */
-        bench_parallel(bench_loop_export, args, 2, n / 10 + 1, NULL);
-        for (int r = 0; r < rounds; r++) {
-            one[r] = bench_parallel(bench_loop_export, args, 1, n, &cone[r]);
-            two[r] = bench_parallel(bench_loop_export, args, 2, n, &ctwo[r]);
-            ratio[r] = two[r] / one[r];
-            cratio[r] = ctwo[r] / cone[r];
-        }
-        bench_emit("threads.one", bench_median(one, (size_t)rounds), "ops/s");
-        bench_emit("threads.two", bench_median(two, (size_t)rounds), "ops/s");
-        bench_emit("threads.ratio", bench_median(ratio, (size_t)rounds), "x");
-        bench_emit("threads.cpu_one", bench_median(cone, (size_t)rounds), "ops/s");
-        bench_emit("threads.cpu_two", bench_median(ctwo, (size_t)rounds), "ops/s");
-        bench_emit("threads.cpu_ratio", bench_median(cratio, (size_t)rounds), "x");
+        /* The two threads' exports write no line in common (the library's
+         * objects of two views may lie side by side); BENCH_APART bytes
+         * apart exceeds what one export writes from each start. */
+        bench_views_apart(v[0], v[1], BENCH_APART);
+        thread_rounds(v, c);
+        bench_emit("threads.gap_bytes", (double)bench_views_apart(v[0], v[1], 0), "bytes");
         double load[3];
         if (getloadavg(load, 3) == 3)
             bench_emit("threads.loadavg", load[0], "");

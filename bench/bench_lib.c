@@ -173,6 +173,51 @@ void bench_loop_import_copy(void *arg, int64_t n) {
     }
 }
 
+/* The least distance between the starts of what an export of `a` writes
+ * (its DLPack struct, its buffer object) and what one of `b` writes. */
+static size_t gap_of(const bench_view *a, const DLManagedTensorVersioned *ta, const bench_view *b,
+                     const DLManagedTensorVersioned *tb) {
+    uintptr_t pa[2] = {(uintptr_t)ta, (uintptr_t)a->buffer};
+    uintptr_t pb[2] = {(uintptr_t)tb, (uintptr_t)b->buffer};
+    size_t gap = SIZE_MAX;
+    for (int i = 0; i < 2; i++) {
+        for (int j = 0; j < 2; j++) {
+            size_t d = pa[i] > pb[j] ? pa[i] - pb[j] : pb[j] - pa[i];
+            gap = d < gap ? d : gap;
+        }
+    }
+    return gap;
+}
+
+#define APART_TRIES 16
+
+static DLManagedTensorVersioned *export_or_exit(bench_view *v) {
+    pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
+    DLManagedTensorVersioned *mt = NULL;
+    if (pjdl_buffer_export(v->buffer, &o, &mt) != PJDL_OK) {
+        fprintf(stderr, "bench: export failed: %s\n", pjdl_last_error());
+        exit(1);
+    }
+    return mt;
+}
+
+size_t bench_views_apart(bench_view *a, bench_view *b, size_t min_gap) {
+    DLManagedTensorVersioned *ta = export_or_exit(a), *held[APART_TRIES];
+    size_t gap = 0;
+    int n = 0;
+    while (n < APART_TRIES) {
+        held[n] = export_or_exit(b);
+        gap = gap_of(a, ta, b, held[n++]);
+        if (gap >= min_gap)
+            break;
+    }
+    /* The last one deleted last: its block is what `b` keeps, and `a`'s. */
+    ta->deleter(ta);
+    for (int i = 0; i < n; i++)
+        held[i]->deleter(held[i]);
+    return gap;
+}
+
 pjdl_client *bench_env_client(bench_env *env) {
     return env->client;
 }

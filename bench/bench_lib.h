@@ -54,6 +54,16 @@ void bench_loop_plugin_view_pair(void *view, int64_t n);
  * memory (shape unchanged). */
 void bench_view_transpose(bench_view *v);
 
+/* Makes the next export of `a` and of `b` (each on its own thread) write
+ * no cache line in common: one export of `a` is made, then exports of `b`,
+ * kept live while they are closer than min_gap bytes, until one is apart
+ * (at most 16 tries); that one is deleted last, so that its block is what
+ * `b` keeps for its next export, as `a` keeps its (export.c). Returns the gap:
+ * the least distance between the start of an export's DLPack struct or
+ * buffer object and the start of one of the other's. min_gap 0: only
+ * measures. */
+size_t bench_views_apart(bench_view *a, bench_view *b, size_t min_gap);
+
 #ifdef __cplusplus
 }
 #endif

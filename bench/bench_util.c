@@ -2,6 +2,7 @@
 #include "bench_util.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,14 +78,44 @@ void bench_loop_memcpy(void *arg, int64_t n) {
     }
 }
 
-typedef struct parallel_thread {
+void bench_loop_arith(void *unused, int64_t n) {
+    (void)unused;
+    uint64_t x = (uint64_t)n;
+    for (int64_t i = 0; i < n; i++) {
+        for (int k = 0; k < 32; k++) {
+            x = x * 6364136223846793005u + 1442695040888963407u;
+            __asm__ volatile("" : "+r"(x)); /* one step at a time, in a register */
+        }
+    }
+    BENCH_SINK(x);
+}
+
+/* What the threads of one bench_parallel share: written by the main thread
+ * (go, stop) or once per thread (ready), each on a line of its own. */
+typedef struct window_shared {
+    _Alignas(64) atomic_int ready;
+    _Alignas(64) atomic_bool go;
+    _Alignas(64) atomic_bool stop;
+} window_shared;
+
+/* One worker; a cache line of its own (it writes its results here once). */
+typedef struct window_thread {
+    _Alignas(64) window_shared *s;
     bench_loop_fn fn;
     void *arg;
-    int64_t n;
-    pthread_barrier_t *start;
-    double cpu_ns;   /* out: the thread's CPU time for its loop */
-    uint64_t t0, t1; /* out: the thread's own start and end */
-} parallel_thread;
+    int64_t chunk;
+    int64_t ops;    /* out: operations completed from go to the end */
+    uint64_t t_end; /* out: when the last chunk ended */
+    double cpu_ns;  /* out: the thread's CPU time from go to the end */
+} window_thread;
+
+static void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
 
 static double thread_cpu_ns(void) {
     struct timespec ts;
@@ -92,45 +123,66 @@ static double thread_cpu_ns(void) {
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static void *parallel_main(void *p) {
-    parallel_thread *t = p;
-    pthread_barrier_wait(t->start);
-    t->t0 = bench_now_ns();
+/* Running before go (spinning, so that no thread is asleep when the window
+ * opens), then whole chunks until stop: the last chunk ends after it. */
+static void *window_main(void *p) {
+    window_thread *t = p;
+    atomic_fetch_add(&t->s->ready, 1);
+    while (!atomic_load_explicit(&t->s->go, memory_order_acquire))
+        cpu_relax();
     double c0 = thread_cpu_ns();
-    t->fn(t->arg, t->n);
+    int64_t ops = 0;
+    do {
+        t->fn(t->arg, t->chunk);
+        ops += t->chunk;
+    } while (!atomic_load_explicit(&t->s->stop, memory_order_relaxed));
+    t->t_end = bench_now_ns();
     t->cpu_ns = thread_cpu_ns() - c0;
-    t->t1 = bench_now_ns();
+    t->ops = ops;
     return NULL;
 }
 
-double bench_parallel(bench_loop_fn fn, void *const *args, int nthreads, int64_t n,
-                      double *cpu_rate) {
+static void sleep_until_ns(uint64_t t) {
+    struct timespec ts = {(time_t)(t / 1000000000u), (long)(t % 1000000000u)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0)
+        ;
+}
+
+bench_rate bench_parallel(bench_loop_fn fn, void *const *args, int nthreads, int64_t chunk,
+                          double window_ms) {
+    window_shared s;
     pthread_t th[BENCH_MAX_THREADS];
-    parallel_thread pt[BENCH_MAX_THREADS];
-    pthread_barrier_t start;
+    window_thread wt[BENCH_MAX_THREADS];
     if (nthreads > BENCH_MAX_THREADS)
         nthreads = BENCH_MAX_THREADS;
-    pthread_barrier_init(&start, NULL, (unsigned)nthreads + 1);
+    atomic_store(&s.ready, 0);
+    atomic_store(&s.go, false);
+    atomic_store(&s.stop, false);
     for (int i = 0; i < nthreads; i++) {
-        pt[i] = (parallel_thread){fn, args[i], n, &start, 0, 0, 0};
-        pthread_create(&th[i], NULL, parallel_main, &pt[i]);
+        wt[i] = (window_thread){&s, fn, args[i], chunk > 0 ? chunk : 1, 0, 0, 0};
+        if (pthread_create(&th[i], NULL, window_main, &wt[i]) != 0) {
+            fprintf(stderr, "bench: cannot start thread %d of %d\n", i + 1, nthreads);
+            nthreads = i; /* those running count; the rate says the rest is missing */
+            break;
+        }
     }
-    pthread_barrier_wait(&start);
-    /* From the first thread's start to the last one's end: this thread may
-     * not get a core back before the workers are done. */
-    uint64_t t0 = UINT64_MAX, t1 = 0;
-    double cpu = 0;
+    /* Waiting asleep, not spinning: a runnable main thread would take a
+     * core from a worker, which might then start late. */
+    while (atomic_load(&s.ready) < nthreads)
+        sleep_until_ns(bench_now_ns() + 100000);
+    uint64_t t_go = bench_now_ns();
+    atomic_store_explicit(&s.go, true, memory_order_release);
+    sleep_until_ns(t_go + (uint64_t)(window_ms * 1e6));
+    atomic_store_explicit(&s.stop, true, memory_order_relaxed);
+    bench_rate rate = {0, 0};
     for (int i = 0; i < nthreads; i++) {
         pthread_join(th[i], NULL);
-        t0 = pt[i].t0 < t0 ? pt[i].t0 : t0;
-        t1 = pt[i].t1 > t1 ? pt[i].t1 : t1;
-        cpu = pt[i].cpu_ns > cpu ? pt[i].cpu_ns : cpu;
+        if (wt[i].t_end > t_go)
+            rate.wall += (double)wt[i].ops * 1e9 / (double)(wt[i].t_end - t_go);
+        if (wt[i].cpu_ns > 0)
+            rate.cpu += (double)wt[i].ops * 1e9 / wt[i].cpu_ns;
     }
-    pthread_barrier_destroy(&start);
-    double ops = (double)nthreads * (double)n;
-    if (cpu_rate != NULL)
-        *cpu_rate = cpu > 0 ? ops * 1e9 / cpu : 0;
-    return t1 > t0 ? ops * 1e9 / (double)(t1 - t0) : 0;
+    return rate;
 }
 
 bool bench_args_parse(int argc, char **argv, bench_args *out) {

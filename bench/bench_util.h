@@ -56,14 +56,27 @@ typedef struct bench_memcpy_arg {
 } bench_memcpy_arg;
 void bench_loop_memcpy(void *arg, int64_t n);
 
-/* Operations per second of `nthreads` threads (at most BENCH_MAX_THREADS),
- * thread i running fn(args[i], n), all released at once: from the first
- * thread's start to the last one's end by the wall clock. With cpu_rate, also
- * the same from the threads' CPU time (the slowest thread's), i.e. what the
- * wall clock would show if every thread had a core of its own. */
+/* One op of pure arithmetic (32 dependent multiply-adds in a register):
+ * shares nothing and touches no memory, so that two threads of it scale as
+ * far as the machine lets two threads run at once. arg: unused. */
+void bench_loop_arith(void *unused, int64_t n);
+
+/* Operations per second of `nthreads` threads (at most BENCH_MAX_THREADS)
+ * over a time window. Thread i repeats fn(args[i], chunk). The threads are
+ * all started and spinning before the window opens (no thread is still
+ * waking up when it does); each counts the operations it completes from
+ * the window's opening until it sees the window closed (after window_ms, on
+ * the main thread's clock), ending with the chunk it is in. A thread's rate
+ * is its count over the time from the opening to its own last chunk's end;
+ * `wall` is the sum of the threads' rates, and `cpu` the same with each
+ * thread's CPU time in place of that time, i.e. what the wall clock would
+ * show if every thread had a core of its own. */
 #define BENCH_MAX_THREADS 16
-double bench_parallel(bench_loop_fn fn, void *const *args, int nthreads, int64_t n,
-                      double *cpu_rate);
+typedef struct bench_rate {
+    double wall, cpu; /* ops/s */
+} bench_rate;
+bench_rate bench_parallel(bench_loop_fn fn, void *const *args, int nthreads, int64_t chunk,
+                          double window_ms);
 
 /* Command-line options every benchmark accepts:
  *   --smoke         one round of a tiny batch: proves it runs, measures nothing

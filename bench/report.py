@@ -41,6 +41,8 @@ def fmt(v, unit):
         return f"{v:.2f} GB/s"
     if unit == "ops/s":
         return f"{v / 1e6:.2f} M/s"
+    if unit == "x":
+        return f"{v:.2f}×"
     return f"{v:.3g}"
 
 
@@ -82,6 +84,19 @@ def row_cells(r, row):
     return f"| {what} | {fmt(v, unit)} | {fmt(b, unit)} ({blabel}) | {fmt_ratio(ratio)} |", ratio
 
 
+def machine_scaling(r):
+    """A sentence on the two-thread row: what the machine itself gave."""
+    ours, machine = r.get("threads.ratio"), r.get("threads.machine_ratio")
+    if ours is None or not machine:
+        return []
+    return ["", f"Two threads against one, medians of per-round ratios: export + delete "
+                f"{ours:.2f}×, a loop that shares nothing {machine:.2f}× (the machine's own "
+                f"scaling in the same rounds), so ours is {ours / machine:.2f}× the machine's "
+                f"(per round, median: {r.get('threads.relative', ours / machine):.2f}×); by "
+                f"the threads' CPU time {r.get('threads.cpu_ratio', 0):.2f}× and "
+                f"{r.get('threads.machine_cpu_ratio', 0):.2f}×."]
+
+
 def table(r, rows):
     targets = [row for row in rows if row[5] is not None]
     out = ["| what | value | baseline | ratio | target | met |",
@@ -102,6 +117,7 @@ def table(r, rows):
         out.append("")
         out.append(f"Load average (1 min) when the thread benchmark ended: "
                    f"{r['threads.loadavg']:.2f} on {os.cpu_count()} CPUs.")
+    out += machine_scaling(r)
     return "\n".join(out) + "\n"
 
 

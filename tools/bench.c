@@ -363,11 +363,12 @@ static void bench_threads(bench *b, pjdl_buffer *buf, pjdl_buffer *other) {
     op ops[2] = {{.b = b, .buf = buf}, {.b = b, .buf = other}};
     void *args[2] = {&ops[0], &ops[1]};
     int64_t reps = b->iterations < 9 ? b->iterations : 9;
-    int64_t per_thread = b->iterations * 50;
+    /* A window of 10 ms by default, 1 to 100 ms */
+    double window_ms = b->iterations < 20 ? 1 : b->iterations > 2000 ? 100 : b->iterations / 20.0;
     double one[9], two[9];
     for (int64_t i = 0; i < reps; i++) {
-        one[i] = bench_parallel(loop_export, args, 1, per_thread, NULL);
-        two[i] = bench_parallel(loop_export, args, 2, per_thread, NULL);
+        one[i] = bench_parallel(loop_export, args, 1, 64, window_ms).wall;
+        two[i] = bench_parallel(loop_export, args, 2, 64, window_ms).wall;
         if (ops[0].error[0] || ops[1].error[0]) {
             na_row(b, name, ops[0].error[0] ? ops[0].error : ops[1].error);
             return;
