@@ -65,8 +65,11 @@ static void buffer_dealloc(PyObject *obj) {
     pjpy_buffer *self = (pjpy_buffer *)obj;
     if (self->weakreflist != NULL)
         PyObject_ClearWeakRefs(obj);
+    /* Its client's plugin never blocks in a destroy (sync_views): nothing
+     * else in a release waits. */
     if (self->buffer != NULL)
-        PJPY_NOGIL(pjdl_buffer_release(self->buffer));
+        PJPY_CALL(self->client != NULL && ((pjpy_client *)self->client)->sync_views,
+                  pjdl_buffer_release(self->buffer));
     Py_XDECREF(self->dl_device_tuple);
     PyMem_Free(self->view);
     Py_XDECREF(self->client);
