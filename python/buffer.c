@@ -9,10 +9,20 @@
 
 #define BUF(o) (((pjpy_buffer *)(o))->buffer)
 
+/* The memory of the last Buffer freed, kept for the next one (guarded by
+ * the GIL): an import makes a Buffer and its release drops one, and
+ * PyObject_Malloc and PyObject_Free cost more than the rest of setting one
+ * up. Buffer cannot be subclassed, so the block always has this size. */
+static PyObject *spare_buffer;
+
 pjpy_buffer *pjpy_buffer_alloc(void) {
-    pjpy_buffer *self = PyObject_New(pjpy_buffer, &pjpy_buffer_type);
-    if (self == NULL)
+    pjpy_buffer *self;
+    if (spare_buffer != NULL) {
+        self = (pjpy_buffer *)PyObject_Init(spare_buffer, &pjpy_buffer_type);
+        spare_buffer = NULL;
+    } else if ((self = PyObject_New(pjpy_buffer, &pjpy_buffer_type)) == NULL) {
         return NULL;
+    }
     self->client = NULL;
     self->buffer = NULL;
     self->weakreflist = NULL;
@@ -73,7 +83,10 @@ static void buffer_dealloc(PyObject *obj) {
     Py_XDECREF(self->dl_device_tuple);
     PyMem_Free(self->view);
     Py_XDECREF(self->client);
-    Py_TYPE(obj)->tp_free(obj);
+    if (spare_buffer == NULL)
+        spare_buffer = obj;
+    else
+        Py_TYPE(obj)->tp_free(obj);
 }
 
 static PyObject *buffer_get_shape(PyObject *obj, void *closure) {

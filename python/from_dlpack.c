@@ -124,6 +124,43 @@ static int names_ready(void) {
     return our_version == NULL ? -1 : 0;
 }
 
+/* Whether x is exactly a NumPy array (not a subclass, which may override
+ * __dlpack_device__): NumPy's static type, found by name once and then by
+ * address (an extension's static type lives as long as the process). */
+static int is_numpy_array(PyObject *x) {
+    static PyTypeObject *ndarray;
+    PyTypeObject *tp = Py_TYPE(x);
+    if (tp == ndarray)
+        return 1;
+    if (ndarray != NULL || PyType_HasFeature(tp, Py_TPFLAGS_HEAPTYPE) ||
+        strcmp(tp->tp_name, "numpy.ndarray") != 0)
+        return 0;
+    ndarray = tp;
+    return 1;
+}
+
+/* NumPy's ndarray.__dlpack__ (a method descriptor) when x is exactly a
+ * NumPy array, else NULL. Looked up once: ndarray is a static type, whose
+ * attributes Python code cannot change, and an ndarray has no instance
+ * dictionary to override it, so calling the descriptor is what
+ * x.__dlpack__(...) does, without the method lookup. */
+static PyObject *numpy_dlpack(PyObject *x, PyObject *name) {
+    static PyObject *method;
+    static int looked_up;
+    if (!is_numpy_array(x))
+        return NULL;
+    if (!looked_up) {
+        looked_up = 1;
+        PyObject *m = PyObject_GetAttr((PyObject *)Py_TYPE(x), name);
+        if (m != NULL && Py_IS_TYPE(m, &PyMethodDescr_Type))
+            method = m; /* kept for the life of the process */
+        else
+            Py_XDECREF(m);
+        PyErr_Clear();
+    }
+    return method;
+}
+
 /* Calls x.<name>(**kw) with keyword values `kwvalues` named by `kwnames`
  * (NULL: none) as a vectorcall: no bound method, dict or argument tuple is
  * built. When x has no such attribute (rather than the method raising
@@ -137,8 +174,12 @@ static PyObject *call_method(PyObject *x, PyObject *name, PyObject *const *kwval
     for (Py_ssize_t i = 0; i < nkw; i++)
         stack[2 + i] = kwvalues[i];
     *missing = 0;
+    PyObject *method = name == names[NAME_DLPACK] ? numpy_dlpack(x, name) : NULL;
     PyObject *r =
-        PyObject_VectorcallMethod(name, stack + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames);
+        method != NULL
+            ? PyObject_Vectorcall(method, stack + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames)
+            : PyObject_VectorcallMethod(name, stack + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                        kwnames);
     if (r == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
@@ -220,21 +261,6 @@ done:
     Py_XDECREF(dev);
     Py_XDECREF(stream_obj);
     return capsule;
-}
-
-/* Whether x is exactly a NumPy array (not a subclass, which may override
- * __dlpack_device__): NumPy's static type, found by name once and then by
- * address (an extension's static type lives as long as the process). */
-static int is_numpy_array(PyObject *x) {
-    static PyTypeObject *ndarray;
-    PyTypeObject *tp = Py_TYPE(x);
-    if (tp == ndarray)
-        return 1;
-    if (ndarray != NULL || PyType_HasFeature(tp, Py_TPFLAGS_HEAPTYPE) ||
-        strcmp(tp->tp_name, "numpy.ndarray") != 0)
-        return 0;
-    ndarray = tp;
-    return 1;
 }
 
 /* The producer's x.__dlpack_device__(). Returns 1 with *dl set, 0 when x has
