@@ -9,10 +9,20 @@
 
 #define BUF(o) (((pjpy_buffer *)(o))->buffer)
 
+/* The memory of the last Buffer freed, kept for the next one (guarded by
+ * the GIL): an import makes a Buffer and its release drops one, and
+ * PyObject_Malloc and PyObject_Free cost more than the rest of setting one
+ * up. Buffer cannot be subclassed, so the block always has this size. */
+static PyObject *spare_buffer;
+
 pjpy_buffer *pjpy_buffer_alloc(void) {
-    pjpy_buffer *self = PyObject_New(pjpy_buffer, &pjpy_buffer_type);
-    if (self == NULL)
+    pjpy_buffer *self;
+    if (spare_buffer != NULL) {
+        self = (pjpy_buffer *)PyObject_Init(spare_buffer, &pjpy_buffer_type);
+        spare_buffer = NULL;
+    } else if ((self = PyObject_New(pjpy_buffer, &pjpy_buffer_type)) == NULL) {
         return NULL;
+    }
     self->client = NULL;
     self->buffer = NULL;
     self->weakreflist = NULL;
@@ -65,12 +75,18 @@ static void buffer_dealloc(PyObject *obj) {
     pjpy_buffer *self = (pjpy_buffer *)obj;
     if (self->weakreflist != NULL)
         PyObject_ClearWeakRefs(obj);
+    /* Its client's plugin never blocks in a destroy (sync_views): nothing
+     * else in a release waits. */
     if (self->buffer != NULL)
-        PJPY_NOGIL(pjdl_buffer_release(self->buffer));
+        PJPY_CALL(self->client != NULL && ((pjpy_client *)self->client)->sync_views,
+                  pjdl_buffer_release(self->buffer));
     Py_XDECREF(self->dl_device_tuple);
     PyMem_Free(self->view);
     Py_XDECREF(self->client);
-    Py_TYPE(obj)->tp_free(obj);
+    if (spare_buffer == NULL)
+        spare_buffer = obj;
+    else
+        Py_TYPE(obj)->tp_free(obj);
 }
 
 static PyObject *buffer_get_shape(PyObject *obj, void *closure) {

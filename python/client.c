@@ -18,6 +18,7 @@ PyObject *pjpy_client_new(PyObject *plugin_obj, pjdl_client *client) {
     }
     self->client = client;
     self->plugin = Py_NewRef(plugin_obj);
+    self->sync_views = ((pjpy_plugin *)plugin_obj)->sync_views;
     self->weakreflist = NULL;
     self->next = NULL;
     self->prev = live_tail;
@@ -192,14 +193,10 @@ done:
     return result;
 }
 
-static PyObject *client_from_dlpack(PyObject *obj, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"x", "device", "copy", NULL};
-    PyObject *x, *target = Py_None, *copy = Py_None;
-    /* The common call, one argument and no keywords, without the parser. */
-    if (kwargs == NULL && PyTuple_GET_SIZE(args) == 1)
-        x = PyTuple_GET_ITEM(args, 0);
-    else if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OO:from_dlpack", kwlist, &x, &target,
-                                          &copy))
+static PyObject *client_from_dlpack(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames) {
+    PyObject *x, *target, *copy;
+    if (pjpy_from_dlpack_args(args, nargs, kwnames, &x, &target, &copy) < 0)
         return NULL;
     pjpy_client *self = (pjpy_client *)obj;
     pjdl_device *device;
@@ -487,7 +484,7 @@ static PyMethodDef client_methods[] = {
      "buffer(obj, device=None) -> Buffer\n\nCopies an object with the buffer protocol (a "
      "NumPy array, bytes, memoryview, array.array, ...) to a new device buffer, honouring its "
      "strides. `device` is a Device or Memory of this client; None means the first device."},
-    {"from_dlpack", (PyCFunction)(void (*)(void))client_from_dlpack, METH_VARARGS | METH_KEYWORDS,
+    {"from_dlpack", (PyCFunction)(void (*)(void))client_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
      "from_dlpack(x, /, *, device=None, copy=None) -> Buffer\n\nImports an object with "
      "__dlpack__ (or a DLPack capsule) as a buffer of this client: a zero-copy view when "
      "possible. copy=True always copies, copy=False never does (BufferError instead)."},

@@ -38,10 +38,19 @@ static void call_producer_deleter(import_guard *g) {
     }
 }
 
+/* A guard kept for the next import, saving a malloc and free pair per
+ * import. Guarded by the GIL: guard_new and guard_run run with it (the
+ * module has one GIL in every interpreter that can import it), guard_drop
+ * (without it) frees. */
+static import_guard *spare_guard;
+
 static void guard_run(void *arg) {
     import_guard *g = arg;
     call_producer_deleter(g);
-    free(g);
+    if (spare_guard == NULL)
+        spare_guard = g;
+    else
+        free(g);
 }
 
 /* Python is gone or going: the producer's deleter may need it, so the
@@ -57,8 +66,9 @@ static void guard_deleter(DLManagedTensorVersioned *self) {
 static import_guard *guard_new(void *tensor, int versioned) {
     /* malloc, not calloc: every field is written below, and glibc's calloc
      * bypasses the thread cache. */
-    import_guard *g = malloc(sizeof *g);
-    if (g == NULL) {
+    import_guard *g = spare_guard;
+    spare_guard = NULL;
+    if (g == NULL && (g = malloc(sizeof *g)) == NULL) {
         PyErr_NoMemory();
         return NULL;
     }
@@ -114,6 +124,43 @@ static int names_ready(void) {
     return our_version == NULL ? -1 : 0;
 }
 
+/* Whether x is exactly a NumPy array (not a subclass, which may override
+ * __dlpack_device__): NumPy's static type, found by name once and then by
+ * address (an extension's static type lives as long as the process). */
+static int is_numpy_array(PyObject *x) {
+    static PyTypeObject *ndarray;
+    PyTypeObject *tp = Py_TYPE(x);
+    if (tp == ndarray)
+        return 1;
+    if (ndarray != NULL || PyType_HasFeature(tp, Py_TPFLAGS_HEAPTYPE) ||
+        strcmp(tp->tp_name, "numpy.ndarray") != 0)
+        return 0;
+    ndarray = tp;
+    return 1;
+}
+
+/* NumPy's ndarray.__dlpack__ (a method descriptor) when x is exactly a
+ * NumPy array, else NULL. Looked up once: ndarray is a static type, whose
+ * attributes Python code cannot change, and an ndarray has no instance
+ * dictionary to override it, so calling the descriptor is what
+ * x.__dlpack__(...) does, without the method lookup. */
+static PyObject *numpy_dlpack(PyObject *x, PyObject *name) {
+    static PyObject *method;
+    static int looked_up;
+    if (!is_numpy_array(x))
+        return NULL;
+    if (!looked_up) {
+        looked_up = 1;
+        PyObject *m = PyObject_GetAttr((PyObject *)Py_TYPE(x), name);
+        if (m != NULL && Py_IS_TYPE(m, &PyMethodDescr_Type))
+            method = m; /* kept for the life of the process */
+        else
+            Py_XDECREF(m);
+        PyErr_Clear();
+    }
+    return method;
+}
+
 /* Calls x.<name>(**kw) with keyword values `kwvalues` named by `kwnames`
  * (NULL: none) as a vectorcall: no bound method, dict or argument tuple is
  * built. When x has no such attribute (rather than the method raising
@@ -127,8 +174,12 @@ static PyObject *call_method(PyObject *x, PyObject *name, PyObject *const *kwval
     for (Py_ssize_t i = 0; i < nkw; i++)
         stack[2 + i] = kwvalues[i];
     *missing = 0;
+    PyObject *method = name == names[NAME_DLPACK] ? numpy_dlpack(x, name) : NULL;
     PyObject *r =
-        PyObject_VectorcallMethod(name, stack + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames);
+        method != NULL
+            ? PyObject_Vectorcall(method, stack + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames)
+            : PyObject_VectorcallMethod(name, stack + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                        kwnames);
     if (r == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
@@ -210,21 +261,6 @@ done:
     Py_XDECREF(dev);
     Py_XDECREF(stream_obj);
     return capsule;
-}
-
-/* Whether x is exactly a NumPy array (not a subclass, which may override
- * __dlpack_device__): NumPy's static type, found by name once and then by
- * address (an extension's static type lives as long as the process). */
-static int is_numpy_array(PyObject *x) {
-    static PyTypeObject *ndarray;
-    PyTypeObject *tp = Py_TYPE(x);
-    if (tp == ndarray)
-        return 1;
-    if (ndarray != NULL || PyType_HasFeature(tp, Py_TPFLAGS_HEAPTYPE) ||
-        strcmp(tp->tp_name, "numpy.ndarray") != 0)
-        return 0;
-    ndarray = tp;
-    return 1;
 }
 
 /* The producer's x.__dlpack_device__(). Returns 1 with *dl set, 0 when x has
@@ -456,6 +492,37 @@ static PyObject *from_exchange_api(const DLPackExchangeAPI *api, PyObject *x, im
 
 /* ----------------------------------------------------------- imports */
 
+/* Whether an import may try a view with the GIL kept: one candidate
+ * client, whose plugin never blocks in a view or a destroy (sync_views),
+ * memory of the host (kDLCPU: no stream, no device to wait for), and copies
+ * allowed or not: the try itself never copies (copy=NEVER). Anything a copy
+ * would do (a memcpy of any size, a transfer to a device) runs without the
+ * GIL, after the try has failed. */
+static int view_keeps_gil(pjpy_client *const *clients, size_t num_clients, const DLTensor *t,
+                          const pjdl_import_options *opts) {
+    return num_clients == 1 && clients[0]->sync_views && t->device.device_type == kDLCPU &&
+           !opts->has_stream && opts->copy != PJDL_COPY_ALWAYS;
+}
+
+/* pjdl_import, with the GIL kept for a view that cannot block
+ * (view_keeps_gil), released otherwise. A view tried and refused (the data
+ * needs a copy) is imported again without the GIL under the caller's
+ * options: the library did not take the tensor. */
+static pjdl_code import_call(pjpy_client *const *clients, pjdl_client *const *lib_clients,
+                             size_t num_clients, DLManagedTensorVersioned *tensor,
+                             const pjdl_import_options *opts, pjdl_buffer **out) {
+    pjdl_code rc;
+    if (view_keeps_gil(clients, num_clients, &tensor->dl_tensor, opts)) {
+        pjdl_import_options view = *opts;
+        view.copy = PJDL_COPY_NEVER;
+        PJPY_CALL_RC(1, rc, pjdl_import(lib_clients, num_clients, tensor, &view, out));
+        if (rc == PJDL_OK || opts->copy == PJDL_COPY_NEVER)
+            return rc;
+    }
+    PJPY_NOGIL_RC(rc, pjdl_import(lib_clients, num_clients, tensor, opts, out));
+    return rc;
+}
+
 /* The import proper, of a versioned or legacy tensor the caller owns; see
  * pjpy_import_owned. */
 static PyObject *import_tensor(pjpy_client *const *clients, size_t num_clients, void *tensor,
@@ -483,8 +550,7 @@ static PyObject *import_tensor(pjpy_client *const *clients, size_t num_clients, 
     for (size_t i = 0; i < num_clients; i++)
         lib_clients[i] = clients[i]->client;
     pjdl_buffer *buffer = NULL;
-    pjdl_code rc;
-    PJPY_NOGIL_RC(rc, pjdl_import(lib_clients, num_clients, &guard->tensor, opts, &buffer));
+    pjdl_code rc = import_call(clients, lib_clients, num_clients, &guard->tensor, opts, &buffer);
     if (lib_clients != stack_clients)
         PyMem_Free(lib_clients);
     if (rc != PJDL_OK) {
@@ -699,6 +765,33 @@ static PyObject *from_dlpack_request(PyObject *x, import_request *req) {
     }
     PyObject *capsule = capsule_from_producer(x, req);
     return capsule == NULL ? NULL : import_capsule(capsule, req);
+}
+
+int pjpy_from_dlpack_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **x,
+                          PyObject **target, PyObject **copy) {
+    *target = *copy = Py_None;
+    /* The common call, one argument and no keywords, without the parser. */
+    if (nargs == 1 && kwnames == NULL) {
+        *x = args[0];
+        return 0;
+    }
+    /* Anything else through CPython's parser (its messages), which takes a
+     * tuple and a dict: borrowed from the caller, the arguments outlive
+     * both. */
+    static char *kwlist[] = {"x", "device", "copy", NULL};
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    PyObject *tuple = PyTuple_New(nargs), *dict = nkw > 0 ? PyDict_New() : NULL;
+    int rc = tuple == NULL || (nkw > 0 && dict == NULL) ? -1 : 0;
+    for (Py_ssize_t i = 0; rc == 0 && i < nargs; i++)
+        PyTuple_SET_ITEM(tuple, i, Py_NewRef(args[i]));
+    for (Py_ssize_t i = 0; rc == 0 && i < nkw; i++)
+        rc = PyDict_SetItem(dict, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]);
+    if (rc == 0 &&
+        !PyArg_ParseTupleAndKeywords(tuple, dict, "O|$OO:from_dlpack", kwlist, x, target, copy))
+        rc = -1;
+    Py_XDECREF(tuple);
+    Py_XDECREF(dict);
+    return rc;
 }
 
 PyObject *pjpy_from_dlpack(pjpy_client *const *clients, size_t num_clients, PyObject *x,

@@ -17,7 +17,10 @@
  * the process crashed or hung. A callback made on a Python thread inside its
  * own library call (PJPY_NOGIL: a buffer's release running the deleter of the
  * tensor it viewed) waits in that thread's slot instead, and runs when the
- * call returns: no allocation, lock or pending call.
+ * call returns: no allocation, lock or pending call. So does one made inside
+ * a library call that keeps the GIL (PJPY_CALL with keep_gil, for calls
+ * known never to block): the callback never runs in the middle of the
+ * library's work, whether or not the thread holds the GIL meanwhile.
  *
  * "Holds the GIL" is asked of CPython's thread state (pjpy_thread_attached),
  * never of PyGILState_Check: CPython 3.10 and 3.11 make that answer 1 for
@@ -91,6 +94,21 @@ int pjpy_may_release_gil(void) {
     return !atomic_load(&exiting) && !finalizing();
 }
 
+/* Runs a callback (with the GIL) so that the exception being raised, if
+ * any, is the one left after it, and none when there was none. */
+static void run_keeping_error(void (*run)(void *), void *arg) {
+    if (!PyErr_Occurred()) {
+        run(arg);
+        if (PyErr_Occurred())
+            PyErr_Clear();
+        return;
+    }
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    run(arg);
+    PyErr_Restore(type, value, tb);
+}
+
 void pjpy_drain_deferred(void) {
     /* The common case, an empty queue, costs one relaxed load; an entry
      * queued concurrently is seen by a later drain or by the pending call. */
@@ -108,10 +126,7 @@ void pjpy_drain_deferred(void) {
         pthread_mutex_unlock(&queue_mu);
         if (d == NULL)
             break;
-        PyObject *type, *value, *tb;
-        PyErr_Fetch(&type, &value, &tb);
-        d->run(d->arg);
-        PyErr_Restore(type, value, tb);
+        run_keeping_error(d->run, d->arg);
         free(d);
     }
 }
@@ -126,9 +141,10 @@ static int drain_pending(void *unused) {
     return 0;
 }
 
-/* One callback made on this thread while it released the GIL of the home
- * interpreter itself (PJPY_NOGIL): the thread runs it when it takes the GIL
- * back, so it needs neither the queue nor a pending call. */
+/* One callback made on this thread during its own library call (PJPY_NOGIL,
+ * or PJPY_CALL with the GIL kept): the thread runs it when the call returns,
+ * with the GIL, so it needs neither the queue nor a pending call, and it
+ * never runs in the middle of the library call. */
 typedef struct nogil_slot {
     bool open;
     void (*run)(void *);
@@ -139,20 +155,19 @@ static _Thread_local nogil_slot slot;
 
 static void enqueue(void (*run)(void *), void (*drop)(void *), void *arg);
 
-PyThreadState *pjpy_nogil_begin(void) {
-    slot.open = pjpy_thread_attached() == PJPY_ATTACHED_HOME;
-    return PyEval_SaveThread();
+PyThreadState *pjpy_call_begin(int keep_gil) {
+    /* The caller holds the GIL: its thread state is attached. */
+    slot.open = PyInterpreterState_Get() == home;
+    return keep_gil ? NULL : PyEval_SaveThread();
 }
 
-void pjpy_nogil_end(PyThreadState *save, int drain) {
-    PyEval_RestoreThread(save);
+void pjpy_call_end(PyThreadState *save, int drain) {
+    if (save != NULL)
+        PyEval_RestoreThread(save);
     nogil_slot kept = slot;
     slot = (nogil_slot){0};
     if (kept.run != NULL && drain) {
-        PyObject *type, *value, *tb;
-        PyErr_Fetch(&type, &value, &tb);
-        kept.run(kept.arg);
-        PyErr_Restore(type, value, tb);
+        run_keeping_error(kept.run, kept.arg);
     } else if (kept.run != NULL) {
         enqueue(kept.run, kept.drop, kept.arg);
     }
@@ -165,13 +180,17 @@ void pjpy_call_with_gil(void (*run)(void *), void (*drop)(void *), void *arg) {
         drop(arg);
         return;
     }
-    pjpy_attach here = pjpy_thread_attached();
-    if (here == PJPY_ATTACHED_HOME) {
-        run(arg);
+    /* Inside this thread's own library call: after the call, even when the
+     * call kept the GIL (the library may be in the middle of something). */
+    if (slot.open) {
+        if (slot.run == NULL)
+            slot = (nogil_slot){.open = true, .run = run, .drop = drop, .arg = arg};
+        else
+            enqueue(run, drop, arg);
         return;
     }
-    if (here == PJPY_DETACHED && slot.open && slot.run == NULL) {
-        slot = (nogil_slot){.open = true, .run = run, .drop = drop, .arg = arg};
+    if (pjpy_thread_attached() == PJPY_ATTACHED_HOME) {
+        run(arg);
         return;
     }
     enqueue(run, drop, arg);

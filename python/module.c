@@ -26,11 +26,11 @@ static PyObject *load_plugin(PyObject *module, PyObject *args, PyObject *kwargs)
     return pjpy_plugin_new(plugin);
 }
 
-static PyObject *module_from_dlpack(PyObject *module, PyObject *args, PyObject *kwargs) {
+static PyObject *module_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames) {
     (void)module;
-    static char *kwlist[] = {"x", "device", "copy", NULL};
-    PyObject *x, *target = Py_None, *copy = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OO:from_dlpack", kwlist, &x, &target, &copy))
+    PyObject *x, *target, *copy;
+    if (pjpy_from_dlpack_args(args, nargs, kwnames, &x, &target, &copy) < 0)
         return NULL;
     size_t n = 0;
     pjpy_client **clients = pjpy_client_all(&n);
@@ -78,7 +78,7 @@ static PyMethodDef module_methods[] = {
      "load_plugin(path=None) -> Plugin\n\nLoads a PJRT plugin: a file path, a name from "
      "PJRT_NAMES_AND_LIBRARY_PATHS, or (None) $PJRT_DLPACK_PLUGIN, else the reference plugin "
      "bundled with the package (libpjrt_ref.so next to the extension module)."},
-    {"from_dlpack", (PyCFunction)(void (*)(void))module_from_dlpack, METH_VARARGS | METH_KEYWORDS,
+    {"from_dlpack", (PyCFunction)(void (*)(void))module_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
      "from_dlpack(x, /, *, device=None, copy=None) -> Buffer\n\nImports an object with "
      "__dlpack__ (or a DLPack capsule) into the live client whose devices match its device "
      "(or into `device`, a Device or Memory)."},

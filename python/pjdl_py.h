@@ -24,11 +24,20 @@
 
 typedef struct {
     PyObject_HEAD pjdl_plugin *plugin;
+    int sync_views; /* see pjpy_client.sync_views */
 } pjpy_plugin;
 
 typedef struct pjpy_client {
     PyObject_HEAD pjdl_client *client;
     PyObject *plugin; /* pjpy_plugin */
+    /* Whether the client's plugin is known never to block in the two calls
+     * of a host import's life: viewing host memory
+     * (PJRT_Client_CreateViewOfDeviceBuffer, no stream) and destroying a
+     * buffer. Then from_dlpack tries the view, and a Buffer's release runs,
+     * with the GIL kept: releasing and taking it back would cost more than
+     * the calls. Set for this build's reference plugin only (plugin.c); no
+     * other plugin says so of itself. */
+    int sync_views;
     /* Intrusive list of live clients, for the module-level from_dlpack;
      * guarded by the GIL. */
     struct pjpy_client *prev, *next;
@@ -146,51 +155,47 @@ int pjpy_may_release_gil(void);
 /* Runs the callbacks queued by pjpy_call_with_gil. Needs the GIL. */
 void pjpy_drain_deferred(void);
 
-/* The GIL released around a library call (PJPY_NOGIL): pjpy_nogil_begin
- * releases it and opens this thread's slot, where pjpy_call_with_gil keeps
- * one callback made on this thread meanwhile (no queue, no pending call);
- * pjpy_nogil_end takes the GIL back, then runs the slot's callback and the
- * queued ones when `drain` is set, else leaves them to the queue. */
-PyThreadState *pjpy_nogil_begin(void);
-void pjpy_nogil_end(PyThreadState *save, int drain);
+/* A library call bracketed by pjpy_call_begin and pjpy_call_end (PJPY_NOGIL,
+ * PJPY_CALL_RC): pjpy_call_begin opens this thread's slot, where
+ * pjpy_call_with_gil keeps one callback made on this thread meanwhile (no
+ * queue, no pending call), and releases the GIL unless `keep_gil` (then it
+ * returns NULL); pjpy_call_end takes the GIL back if it was released, then
+ * runs the slot's callback and the queued ones when `drain` is set, else
+ * leaves them to the queue. */
+PyThreadState *pjpy_call_begin(int keep_gil);
+void pjpy_call_end(PyThreadState *save, int drain);
 
 /* Runs `stmt` (a library call that may wait or take locks) without the GIL
- * when that is allowed, then runs the callbacks it made. `stmt` must not
- * touch Python objects. */
+ * when that is allowed, unless `keep_gil` is set (only for a call known
+ * never to block: see pjpy_client.sync_views), then runs the callbacks it
+ * made when `drain` is true. `stmt` must not touch Python objects. */
 // clang-format off
-#define PJPY_NOGIL(stmt)                                                                           \
+#define PJPY_CALL_DRAIN(keep_gil, stmt, drain)                                                     \
     do {                                                                                           \
         if (pjpy_may_release_gil()) {                                                              \
-            PyThreadState *pjpy_save_ = pjpy_nogil_begin();                                        \
+            PyThreadState *pjpy_save_ = pjpy_call_begin(keep_gil);                                 \
             stmt;                                                                                  \
-            pjpy_nogil_end(pjpy_save_, 1);                                                         \
+            pjpy_call_end(pjpy_save_, (drain));                                                    \
         } else {                                                                                   \
             stmt;                                                                                  \
         }                                                                                          \
     } while (0)
 // clang-format on
+#define PJPY_CALL(keep_gil, stmt) PJPY_CALL_DRAIN(keep_gil, stmt, 1)
+#define PJPY_NOGIL(stmt) PJPY_CALL(0, stmt)
 
 /* The same for a library call returning a pjdl_code: `rc = (expr)`. The
  * callbacks run here only on success, so that the calling thread's
  * pjdl_last_error() still describes a failure when it is raised. */
-// clang-format off
-#define PJPY_NOGIL_RC(rc, expr)                                                                    \
-    do {                                                                                           \
-        if (pjpy_may_release_gil()) {                                                              \
-            PyThreadState *pjpy_save_ = pjpy_nogil_begin();                                        \
-            (rc) = (expr);                                                                         \
-            pjpy_nogil_end(pjpy_save_, (rc) == PJDL_OK);                                           \
-        } else {                                                                                   \
-            (rc) = (expr);                                                                         \
-        }                                                                                          \
-    } while (0)
-// clang-format on
+#define PJPY_CALL_RC(keep_gil, rc, expr) PJPY_CALL_DRAIN(keep_gil, (rc) = (expr), (rc) == PJDL_OK)
+#define PJPY_NOGIL_RC(rc, expr) PJPY_CALL_RC(0, rc, expr)
 
 /* For callbacks that may run on any thread (DLPack deleters): calls
- * run(arg) now when this thread holds the GIL, else queues it to run with
- * the GIL on a Python thread soon. When Python cannot run it any more
- * (interpreter exiting or gone, or no memory), calls drop(arg) instead,
- * which must not touch Python. */
+ * run(arg) now when this thread holds the GIL and is not inside its own
+ * library call (pjpy_call_begin), else keeps it for the end of that call or
+ * queues it to run with the GIL on a Python thread soon. When Python cannot
+ * run it any more (interpreter exiting or gone, or no memory), calls
+ * drop(arg) instead, which must not touch Python. */
 void pjpy_call_with_gil(void (*run)(void *), void (*drop)(void *), void *arg);
 
 /* Marks the interpreter as exiting (called from an atexit hook). */
@@ -288,6 +293,12 @@ PyObject *pjpy_buffer_release_to_dlpack(PyObject *self, PyObject *const *args, P
  * capsule. */
 PyObject *pjpy_from_dlpack(pjpy_client *const *clients, size_t num_clients, PyObject *x,
                            PyObject *target, PyObject *copy);
+
+/* The arguments of from_dlpack(x, /, *, device=None, copy=None) (Client's
+ * and the module's) from a vectorcall: *x, and *target and *copy (Py_None
+ * when not given), all borrowed. 0, or -1 with TypeError set. */
+int pjpy_from_dlpack_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **x,
+                          PyObject **target, PyObject **copy);
 
 /* Imports a versioned tensor the caller owns as a new Buffer of one of
  * `clients` (borrowed; the caller keeps them alive). On success the Buffer

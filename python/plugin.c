@@ -8,6 +8,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether the plugin is this build's reference plugin (plugin/): its
+ * attribute pjrt_ref_version is this library's version. Its
+ * PJRT_Client_CreateViewOfDeviceBuffer and PJRT_Buffer_Destroy never wait:
+ * a view is a few allocations, and Destroy drops references (memory still
+ * used by the xpu stream is freed by the stream thread when it is done).
+ * Neither runs foreign code but the library's release callback, which
+ * pjpy_call_with_gil never lets wait for the GIL. See sync_views. */
+static int plugin_is_ours(const pjdl_plugin *plugin) {
+    static const char name[] = "pjrt_ref_version";
+    const PJRT_Api *api = pjdl_plugin_api(plugin);
+    if (!pjdl_plugin_provides(plugin, "PJRT_Plugin_Attributes"))
+        return 0;
+    PJRT_Plugin_Attributes_Args args = {.struct_size = PJRT_Plugin_Attributes_Args_STRUCT_SIZE};
+    PJRT_Error *error = api->PJRT_Plugin_Attributes(&args);
+    if (error != NULL) {
+        PJRT_Error_Destroy_Args d = {.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE,
+                                     .error = error};
+        api->PJRT_Error_Destroy(&d);
+        return 0;
+    }
+    const char *version = pjdl_version();
+    for (size_t i = 0; args.attributes != NULL && i < args.num_attributes; i++) {
+        const PJRT_NamedValue *v = &args.attributes[i];
+        if (v->type == PJRT_NamedValue_kString && v->name_size == sizeof name - 1 &&
+            memcmp(v->name, name, sizeof name - 1) == 0)
+            return v->value_size == strlen(version) &&
+                   memcmp(v->string_value, version, v->value_size) == 0;
+    }
+    return 0;
+}
+
 PyObject *pjpy_plugin_new(pjdl_plugin *plugin) {
     pjpy_plugin *self = PyObject_New(pjpy_plugin, &pjpy_plugin_type);
     if (self == NULL) {
@@ -15,6 +46,7 @@ PyObject *pjpy_plugin_new(pjdl_plugin *plugin) {
         return NULL;
     }
     self->plugin = plugin;
+    self->sync_views = plugin_is_ours(plugin);
     return (PyObject *)self;
 }
 
@@ -241,10 +273,19 @@ static PyMethodDef plugin_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static PyObject *plugin_get_sync_views(PyObject *self, void *closure) {
+    (void)closure;
+    return PyBool_FromLong(((pjpy_plugin *)self)->sync_views);
+}
+
 static PyGetSetDef plugin_getset[] = {
     {"path", plugin_get_path, NULL, "The file the plugin was loaded from.", NULL},
     {"abi_version", plugin_get_abi_version, NULL,
      "(major, minor) of the plugin's PJRT C API version.", NULL},
+    {"_sync_views", plugin_get_sync_views, NULL,
+     "Whether the module knows this plugin never to block in a view or a destroy (this "
+     "build's reference plugin), and keeps the GIL across them.",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -46,6 +46,22 @@ def test_reference_cycle_through_imported_producer(cpu):
     assert_cycle_collected(fill)
 
 
+def test_producer_deleter_may_call_the_module_during_a_release(cpu):
+    # The release keeps the GIL on the reference plugin; NumPy's deleter,
+    # which it triggers, runs once the library call has returned, so Python
+    # code that the deleter sets off (here a finalizer importing again) runs
+    # outside the library's work.
+    base = np.arange(8, dtype=np.float32)
+    seen = []
+    weakref.finalize(base, lambda: seen.append(cpu.from_dlpack(np.ones(4, np.float32))))
+    buf = cpu.from_dlpack(base[2:])
+    del base
+    gc.collect()
+    assert seen == []
+    del buf
+    assert len(seen) == 1 and np.asarray(seen[0]).tolist() == [1.0] * 4
+
+
 def test_views_released_from_other_threads(cpu):
     arrays = [np.arange(16, dtype=np.float32) + i for i in range(32)]
     refs = [weakref.ref(a) for a in arrays]

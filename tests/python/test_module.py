@@ -33,6 +33,9 @@ def test_plugin_properties(plugin):
     assert major == 0 and minor > 0
     assert plugin.provides("PJRT_Client_Create")
     assert not plugin.provides("PJRT_No_Such_Slot")
+    # This build's reference plugin is known never to block in a view or a
+    # destroy: from_dlpack's view and a Buffer's release keep the GIL.
+    assert plugin._sync_views is True
 
 
 def test_types_cannot_be_instantiated_directly():
