@@ -32,9 +32,9 @@ static void cpu_client(void **state) {
     pjdl_memory *found_mem = NULL;
     LIB_OK(pjdl_client_find_dl(client, dl, &found, &found_mem));
     assert_ptr_equal(found, dev);
+    assert_ptr_equal(found_mem, mem);
     DLDevice cuda = {kDLCUDA, 0};
     LIB_FAILS(PJDL_NOT_FOUND, pjdl_client_find_dl(client, cuda, &found, NULL));
-    assert_ptr_equal(found_mem, mem);
     intptr_t stream = 0;
     pjdl_code code = pjdl_device_stream(dev, &stream);
     if (lib_has_streams()) {
