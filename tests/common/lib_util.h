@@ -44,17 +44,25 @@ static inline const char *lib_plugin_path(void) {
     return p;
 }
 
-/* XLA's CPU plugin, installed by the set-up; a test that needs it fails
- * without it. */
-/* The variable naming the real plugin of the tests/xla suite: XLA's CPU
- * plugin, or Intel's oneAPI plugin over ze_sim (tests/oneapi). */
-#ifndef LIB_XLA_PLUGIN_ENV
+/* The real plugin of a library test's "xla" side (lib_run), installed by
+ * the set-up (a test that needs it fails without it): XLA's CPU plugin, or,
+ * in a test built with PJDL_TEST_ONEAPI (tests/oneapi), Intel's oneAPI
+ * plugin over ze_sim. What a test body needs to know of it:
+ *  - LIB_XLA_PLUGIN_ENV: the variable naming the plugin;
+ *  - LIB_XLA_PLATFORM, LIB_XLA_PLATFORM_ID: its platform name and id (XLA
+ *    takes the id from the name, so XLA's "cpu" is the reference plugin's);
+ *  - LIB_EXPORT_DEVICE_TYPE: the device type of an exported buffer in its
+ *    default memory (kDLCPU on the CPU plugins, kDLOneAPI on Intel's).
+ * lib_on_oneapi() says which at run time. */
+#ifdef PJDL_TEST_ONEAPI
+#define LIB_XLA_PLUGIN_ENV "PJRT_ONEAPI_PLUGIN"
+#define LIB_XLA_PLATFORM "oneapi"
+#define LIB_XLA_PLATFORM_ID 0xbf630fea306e98f7ull
+#define LIB_EXPORT_DEVICE_TYPE kDLOneAPI
+#else
 #define LIB_XLA_PLUGIN_ENV "PJRT_XLA_CPU_PLUGIN"
-#endif
-
-/* The device type of an exported buffer in its default memory: kDLCPU on
- * the CPU plugins, kDLOneAPI on Intel's (tests/oneapi). */
-#ifndef LIB_EXPORT_DEVICE_TYPE
+#define LIB_XLA_PLATFORM "cpu"
+#define LIB_XLA_PLATFORM_ID 0xf88da91c978c8500ull
 #define LIB_EXPORT_DEVICE_TYPE kDLCPU
 #endif
 
@@ -82,7 +90,23 @@ static inline bool lib_on_xla(void) {
     return *lib_kind_slot() == LIB_XLA;
 }
 
-/* The plugin this run tests: PJRT_REF_PLUGIN or PJRT_XLA_CPU_PLUGIN. */
+/* Whether this run tests Intel's oneAPI plugin (the "xla" side of a test
+ * built with PJDL_TEST_ONEAPI). */
+static inline bool lib_on_oneapi(void) {
+#ifdef PJDL_TEST_ONEAPI
+    return lib_on_xla();
+#else
+    return false;
+#endif
+}
+
+/* Whether the devices of lib_cpu_client have streams: Intel's GPUs (XLA's
+ * GPU client, with the stream extension) only. */
+static inline bool lib_has_streams(void) {
+    return lib_on_oneapi();
+}
+
+/* The plugin this run tests: PJRT_REF_PLUGIN or LIB_XLA_PLUGIN_ENV. */
 static inline const char *lib_selected_path(void) {
     return lib_on_xla() ? lib_xla_plugin_path() : lib_plugin_path();
 }
@@ -115,9 +139,20 @@ static inline pjdl_plugin *lib_load_selected(void) {
     return plugin;
 }
 
-/* A cpu client of `plugin` (the one this run tests) with `devices` devices
- * (0: the plugin's default): the reference plugin's platform "cpu" with
- * num_devices, XLA's cpu_device_count. */
+/* The simulated GPUs of ze_sim (ZE_SIM_DEVICES, read once per process by
+ * its zeInit: tests/oneapi sets it in a test's environment, and a test
+ * cannot change it case by case); 1, ze_sim's default, when not set. */
+static inline int64_t lib_zesim_devices(void) {
+    const char *v = getenv("ZE_SIM_DEVICES");
+    return v != NULL && v[0] != '\0' ? strtoll(v, NULL, 10) : 1;
+}
+
+/* The client of `plugin` (the one this run tests) on its cpu platform, or
+ * Intel's on its GPUs, with `devices` devices (0: the plugin's default):
+ * the reference plugin's platform "cpu" with num_devices; XLA's
+ * cpu_device_count; Intel's visible_devices 0 .. devices-1 of ze_sim's
+ * ZE_SIM_DEVICES GPUs (the plugin quietly drops ids it does not have, so
+ * this fails first when ze_sim has fewer). */
 static inline pjdl_client *lib_cpu_client(pjdl_plugin *plugin, int64_t devices) {
     pjdl_option opts[2] = {{.name = "platform", .type = PJDL_OPTION_STRING},
                            {.name = "num_devices", .type = PJDL_OPTION_INT64}};
@@ -125,14 +160,45 @@ static inline pjdl_client *lib_cpu_client(pjdl_plugin *plugin, int64_t devices) 
     opts[1].value.int64_value = devices;
     pjdl_option *o = opts;
     size_t n = devices > 0 ? 2 : 1;
-    if (lib_on_xla()) {
+    int64_t ids[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    if (lib_on_oneapi()) {
+        if (devices > lib_zesim_devices() || devices > 8)
+            fail_msg("%lld devices asked of ze_sim, which has ZE_SIM_DEVICES=%lld",
+                     (long long)devices, (long long)lib_zesim_devices());
+        opts[1] = (pjdl_option){.name = "visible_devices", .type = PJDL_OPTION_INT64_LIST};
+        opts[1].value.int64_list.values = ids;
+        opts[1].value.int64_list.count = (size_t)devices;
+    } else if (lib_on_xla()) {
         opts[1].name = "cpu_device_count";
+    }
+    if (lib_on_xla()) {
         o = opts + 1;
         n = devices > 0 ? 1 : 0;
     }
     pjdl_client *client = NULL;
     LIB_OK(pjdl_client_create(plugin, n ? o : NULL, n, &client));
     return client;
+}
+
+/* The platform name and id of lib_cpu_client's client: "cpu" on the
+ * reference plugin (with XLA's id for it), LIB_XLA_PLATFORM on the real
+ * one. */
+static inline const char *lib_cpu_platform(void) {
+    return lib_on_xla() ? LIB_XLA_PLATFORM : "cpu";
+}
+
+static inline uint64_t lib_cpu_platform_id(void) {
+    return lib_on_xla() ? LIB_XLA_PLATFORM_ID : 0xf88da91c978c8500ull;
+}
+
+/* A consumer stream that lib_cpu_client's plugin refuses, for an export
+ * that is to fail after its pin: any on the cpu platforms, which have no
+ * streams (1 here); Intel's takes a stream for a SYCL queue and refuses
+ * only a null one (INTERNAL, "Stream handle is not initialized"): any
+ * other value it uses as a queue, which crashes unless the data is already
+ * ready. */
+static inline intptr_t lib_refused_stream(void) {
+    return lib_has_streams() ? 0 : 1;
 }
 
 static inline const PJRT_Ref_Extension *lib_ref_ext(const pjdl_plugin *plugin) {

@@ -1,6 +1,6 @@
 /* Clients, devices, memories and the DLDevice mapping on the cpu platform,
- * of both plugins; re-registering a platform on the reference plugin's
- * xpu. */
+ * of both plugins (on Intel's oneAPI plugin, tests/oneapi, its GPUs);
+ * re-registering a platform on the reference plugin's xpu. */
 #include "lib_util.h"
 
 static void cpu_client(void **state) {
@@ -8,10 +8,12 @@ static void cpu_client(void **state) {
     pjdl_plugin *plugin = lib_load_selected();
     pjdl_client *client = lib_cpu_client(plugin, 0);
     pjdl_plugin_release(plugin); /* the client keeps it alive */
-    assert_string_equal(pjdl_client_platform_name(client), "cpu");
+    assert_string_equal(pjdl_client_platform_name(client), lib_cpu_platform());
     assert_non_null(pjdl_client_platform_version(client));
-    assert_true(pjdl_client_platform_id(client) == 0xf88da91c978c8500ull);
+    assert_true(pjdl_client_platform_id(client) == lib_cpu_platform_id());
     assert_true(pjdl_client_device_count(client) >= 1);
+    if (lib_on_oneapi()) /* Intel's: those of the process's first client */
+        assert_int_equal(pjdl_client_device_count(client), 3);
     assert_null(pjdl_client_device(client, pjdl_client_device_count(client)));
     pjdl_device *dev = pjdl_client_device(client, 0);
     assert_non_null(dev);
@@ -25,25 +27,74 @@ static void cpu_client(void **state) {
     assert_non_null(pjdl_memory_kind(mem));
     DLDevice dl;
     LIB_OK(pjdl_device_dl(dev, NULL, &dl));
-    assert_int_equal(dl.device_type, kDLCPU);
+    assert_int_equal(dl.device_type, LIB_EXPORT_DEVICE_TYPE);
     pjdl_device *found = NULL;
     pjdl_memory *found_mem = NULL;
     LIB_OK(pjdl_client_find_dl(client, dl, &found, &found_mem));
     assert_ptr_equal(found, dev);
+    assert_ptr_equal(found_mem, mem);
     DLDevice cuda = {kDLCUDA, 0};
     LIB_FAILS(PJDL_NOT_FOUND, pjdl_client_find_dl(client, cuda, &found, NULL));
-    intptr_t stream;
+    intptr_t stream = 0;
     pjdl_code code = pjdl_device_stream(dev, &stream);
-    assert_int_not_equal(code, PJDL_OK); /* cpu has no streams */
+    if (lib_has_streams()) {
+        LIB_OK(code);
+        assert_true(stream != 0);
+    } else {
+        assert_int_not_equal(code, PJDL_OK); /* cpu has no streams */
+    }
     pjdl_client_retain(client);
     pjdl_client_release(client);
+    pjdl_client_release(client);
+}
+
+/* Intel's plugin fixes the devices of a process at its first client: a
+ * later client has those, whatever its visible_devices (seen on ze_sim's
+ * four GPUs: after a first client of [0,2], every client has GPUs 0 and 2;
+ * after a default first client, all four). So on it this group's set-up
+ * makes the process's first client, of three of ze_sim's GPUs, and holds
+ * it while the cases run; elsewhere it does nothing. */
+static pjdl_client *first_client;
+
+static int group_setup(void **state) {
+    (void)state;
+    if (lib_on_oneapi()) {
+        pjdl_plugin *plugin = lib_load_selected();
+        first_client = lib_cpu_client(plugin, 3);
+        pjdl_plugin_release(plugin);
+    }
+    return 0;
+}
+
+static int group_teardown(void **state) {
+    (void)state;
+    if (first_client != NULL)
+        pjdl_client_release(first_client);
+    return 0;
+}
+
+/* On Intel's plugin: visible_devices took effect in the first client (three
+ * of ze_sim's more than three GPUs), and a later client has its GPUs 0, 1
+ * and 2, whatever it asks. */
+static void expect_first_client_devices(pjdl_plugin *plugin) {
+    assert_true(lib_zesim_devices() > 3); /* else three would be the default */
+    assert_int_equal(pjdl_client_device_count(first_client), 3);
+    pjdl_option later;
+    LIB_OK(pjdl_option_parse("visible_devices=[3]", &later));
+    pjdl_client *client = NULL;
+    LIB_OK(pjdl_client_create(plugin, &later, 1, &client));
+    assert_int_equal(pjdl_client_device_count(client), 3);
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(pjdl_device_local_hardware_id(pjdl_client_device(client, i)), i);
     pjdl_client_release(client);
 }
 
 /* The plugin's own code and message come through for an option it
  * refuses, and a device-count option is passed on: the reference plugin
  * knows "platform" (not "gpu") and "num_devices"; XLA's knows no
- * "platform" at all, and counts devices with "cpu_device_count". */
+ * "platform" at all, and counts devices with "cpu_device_count"; nor does
+ * Intel's, which takes "visible_devices" of the GPUs there are (ze_sim's
+ * ZE_SIM_DEVICES, four in tests/oneapi) in the process's first client. */
 static void bad_options(void **state) {
     (void)state;
     pjdl_plugin *plugin = lib_load_selected();
@@ -53,10 +104,15 @@ static void bad_options(void **state) {
     LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_client_create(plugin, &opt, 1, &client));
     assert_non_null(strstr(pjdl_last_error(), lib_on_xla() ? "platform" : "gpu"));
     pjdl_option parsed;
-    LIB_OK(pjdl_option_parse(lib_on_xla() ? "cpu_device_count=3" : "num_devices=3", &parsed));
+    const char *three = !lib_on_xla()     ? "num_devices=3"
+                        : lib_on_oneapi() ? "visible_devices=[0,1,2]"
+                                          : "cpu_device_count=3";
+    LIB_OK(pjdl_option_parse(three, &parsed));
     LIB_OK(pjdl_client_create(plugin, &parsed, 1, &client));
     assert_int_equal(pjdl_client_device_count(client), 3);
     pjdl_client_release(client);
+    if (lib_on_oneapi())
+        expect_first_client_devices(plugin);
     LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_client_create(plugin, NULL, 2, &client));
     pjdl_plugin_release(plugin);
 }
@@ -105,7 +161,8 @@ static void wrap_foreign(void **state) {
                            .value_size = 3};
     PJRT_Client_Create_Args ca = {.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE,
                                   .create_options = &opt,
-                                  .num_options = lib_on_xla() ? 0 : 1}; /* XLA: no "platform" */
+                                  .num_options =
+                                      lib_on_xla() ? 0 : 1}; /* XLA, Intel: no "platform" */
     assert_null(api->PJRT_Client_Create(&ca));
     pjdl_client *client = NULL;
     LIB_OK(pjdl_client_wrap(plugin, ca.client, &client));
@@ -210,5 +267,6 @@ int main(int argc, char **argv) {
     /* The registry tests touch no plugin: once, with the reference plugin. */
     const struct CMUnitTest ref_only[] = {cmocka_unit_test(reregister_platform),
                                           cmocka_unit_test(platform_generation)};
-    return lib_run(argc, argv, tests, LIB_COUNT(tests), ref_only, LIB_COUNT(ref_only), NULL, NULL);
+    return lib_run(argc, argv, tests, LIB_COUNT(tests), ref_only, LIB_COUNT(ref_only), group_setup,
+                   group_teardown);
 }

@@ -1,7 +1,7 @@
 /* Ownership: every deleter runs exactly once whatever the release order;
  * transfer mode; delete with live exports; export copies and options. On
- * both plugins; the xpu platform's release orders on the reference plugin
- * only. */
+ * both plugins (and Intel's oneAPI plugin, tests/oneapi); the xpu
+ * platform's release orders on the reference plugin only. */
 #include "lib_util.h"
 #include "permutations.h"
 
@@ -171,6 +171,34 @@ static void delete_with_live_export(void **state) {
     pjdl_buffer_release(b);
 }
 
+/* Exports of `b` (holding `data`, at `device_ptr`) asking for a DLDevice:
+ * a device type it cannot copy to is refused; the buffer's own DLDevice is
+ * a view; the host (kDLCPU) is the same on the cpu platforms, a host copy
+ * of Intel's GPU memory. */
+static void expect_dl_device_exports(pjdl_buffer *b, const void *device_ptr, const float *data) {
+    pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
+    DLManagedTensorVersioned *t = NULL;
+    o.has_dl_device = true;
+    o.dl_device = (DLDevice){kDLCUDA, 0};
+    LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_buffer_export(b, &o, &t));
+    LIB_OK(pjdl_buffer_dl_device(b, &o.dl_device));
+    assert_int_equal(o.dl_device.device_type, LIB_EXPORT_DEVICE_TYPE);
+    LIB_OK(pjdl_buffer_export(b, &o, &t));
+    assert_ptr_equal(t->dl_tensor.data, device_ptr);
+    t->deleter(t);
+    o.dl_device = (DLDevice){kDLCPU, 0};
+    LIB_OK(pjdl_buffer_export(b, &o, &t));
+    if (LIB_EXPORT_DEVICE_TYPE == kDLCPU) {
+        assert_ptr_equal(t->dl_tensor.data, device_ptr);
+    } else {
+        assert_true(t->flags & DLPACK_FLAG_BITMASK_IS_COPIED);
+        assert_ptr_not_equal(t->dl_tensor.data, device_ptr);
+        assert_int_equal(t->dl_tensor.device.device_type, kDLCPU);
+        assert_memory_equal(t->dl_tensor.data, data, 16 * sizeof *data);
+    }
+    t->deleter(t);
+}
+
 static void export_options(void **state) {
     lib_fixture *f = *state;
     float data[16];
@@ -205,19 +233,20 @@ static void export_options(void **state) {
     assert_ptr_not_equal(l->dl_tensor.data, device_ptr);
     l->deleter(l);
 
-    o = (pjdl_export_options)PJDL_EXPORT_OPTIONS_INIT;
-    o.has_dl_device = true;
-    o.dl_device = (DLDevice){kDLCUDA, 0};
-    LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_buffer_export(b, &o, &t));
-    o.dl_device = (DLDevice){kDLCPU, 0};
-    LIB_OK(pjdl_buffer_export(b, &o, &t));
-    assert_ptr_equal(t->dl_tensor.data, device_ptr);
-    t->deleter(t);
+    expect_dl_device_exports(b, device_ptr, data);
 
+    /* A consumer stream: refused by a plugin without streams (and by
+     * Intel's when null), waited on with Intel's own. */
     o = (pjdl_export_options)PJDL_EXPORT_OPTIONS_INIT;
     o.has_stream = true;
-    o.stream = 1;
-    assert_int_not_equal(pjdl_buffer_export(b, &o, &t), PJDL_OK); /* cpu: no streams */
+    o.stream = lib_refused_stream();
+    assert_int_not_equal(pjdl_buffer_export(b, &o, &t), PJDL_OK);
+    if (lib_has_streams()) {
+        LIB_OK(pjdl_device_stream(pjdl_buffer_device(b), &o.stream));
+        LIB_OK(pjdl_buffer_export(b, &o, &t));
+        assert_ptr_equal(t->dl_tensor.data, device_ptr);
+        t->deleter(t);
+    }
     o = (pjdl_export_options)PJDL_EXPORT_OPTIONS_INIT;
     o.struct_size = 3;
     LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_buffer_export(b, &o, &t));
@@ -395,11 +424,11 @@ static void kept_pointer_after_delete_and_transfer(void **state) {
     DLManagedTensorVersioned *t = NULL;
     LIB_OK(pjdl_buffer_export(b, NULL, &t));
     t->deleter(t);
-    /* A transfer that fails after its pin (no streams on cpu). */
+    /* A transfer that fails after its pin (a stream the plugin refuses). */
     pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
     o.mode = PJDL_EXPORT_TRANSFER;
     o.has_stream = true;
-    o.stream = 1;
+    o.stream = lib_refused_stream();
     t = UNTOUCHED;
     assert_int_not_equal(pjdl_buffer_export(b, &o, &t), PJDL_OK);
     assert_ptr_equal(t, UNTOUCHED);
