@@ -17,9 +17,21 @@ PJRT_Error *ref_PJRT_Plugin_Initialize(PJRT_Plugin_Initialize_Args *args) {
         .type = PJRT_NamedValue_kString, .string_value = v, .value_size = sizeof(v) - 1            \
     }
 
+/* pjrt_dlpack_sync_views = 1 (an int64: XLA's C-API client aborts on
+ * other attribute types than strings and int64s): the promise that CreateViewOfDeviceBuffer and
+ * Buffer_Destroy never wait on another thread and run no foreign code but
+ * the on-delete callback (docs/plugin-authors.md): a view is a few
+ * allocations, and Destroy drops references (the xpu stream thread frees
+ * memory it still uses when it is done). */
 static const PJRT_NamedValue plugin_attributes[] = {
     STRING_ATTRIBUTE("pjrt_ref_version", REF_VERSION),
     STRING_ATTRIBUTE("pjrt_ref_platforms", "cpu,xpu"),
+    {.struct_size = PJRT_NamedValue_STRUCT_SIZE,
+     .name = "pjrt_dlpack_sync_views",
+     .name_size = sizeof("pjrt_dlpack_sync_views") - 1,
+     .type = PJRT_NamedValue_kInt64,
+     .int64_value = 1,
+     .value_size = 1},
 };
 
 /* Until after API 0.60 the header's PJRT_Plugin_Attributes_Args_STRUCT_SIZE

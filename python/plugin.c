@@ -8,15 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether the plugin is this build's reference plugin (plugin/): its
- * attribute pjrt_ref_version is this library's version. Its
- * PJRT_Client_CreateViewOfDeviceBuffer and PJRT_Buffer_Destroy never wait:
- * a view is a few allocations, and Destroy drops references (memory still
- * used by the xpu stream is freed by the stream thread when it is done).
- * Neither runs foreign code but the library's release callback, which
- * pjpy_call_with_gil never lets wait for the GIL. See sync_views. */
-static int plugin_is_ours(const pjdl_plugin *plugin) {
-    static const char name[] = "pjrt_ref_version";
+/* Whether the plugin promises, by its int64 attribute
+ * pjrt_dlpack_sync_views (docs/plugin-authors.md), that its
+ * PJRT_Client_CreateViewOfDeviceBuffer and PJRT_Buffer_Destroy never wait
+ * on another thread and run no foreign code but the buffer's on-delete
+ * callback (the library's release callback, which pjpy_call_with_gil never
+ * lets wait for the GIL). The reference plugin (plugin/) makes it: a view
+ * is a few allocations, and Destroy drops references (memory still used by
+ * the xpu stream is freed by the stream thread when it is done). Any plugin
+ * that does not publish it, XLA's included, is called without the GIL. See
+ * sync_views. */
+static int plugin_promises_sync_views(const pjdl_plugin *plugin) {
+    static const char name[] = "pjrt_dlpack_sync_views";
     const PJRT_Api *api = pjdl_plugin_api(plugin);
     if (!pjdl_plugin_provides(plugin, "PJRT_Plugin_Attributes"))
         return 0;
@@ -28,13 +31,11 @@ static int plugin_is_ours(const pjdl_plugin *plugin) {
         api->PJRT_Error_Destroy(&d);
         return 0;
     }
-    const char *version = pjdl_version();
     for (size_t i = 0; args.attributes != NULL && i < args.num_attributes; i++) {
         const PJRT_NamedValue *v = &args.attributes[i];
-        if (v->type == PJRT_NamedValue_kString && v->name_size == sizeof name - 1 &&
+        if (v->type == PJRT_NamedValue_kInt64 && v->name_size == sizeof name - 1 &&
             memcmp(v->name, name, sizeof name - 1) == 0)
-            return v->value_size == strlen(version) &&
-                   memcmp(v->string_value, version, v->value_size) == 0;
+            return v->int64_value == 1;
     }
     return 0;
 }
@@ -46,7 +47,7 @@ PyObject *pjpy_plugin_new(pjdl_plugin *plugin) {
         return NULL;
     }
     self->plugin = plugin;
-    self->sync_views = plugin_is_ours(plugin);
+    self->sync_views = plugin_promises_sync_views(plugin);
     return (PyObject *)self;
 }
 
@@ -283,8 +284,8 @@ static PyGetSetDef plugin_getset[] = {
     {"abi_version", plugin_get_abi_version, NULL,
      "(major, minor) of the plugin's PJRT C API version.", NULL},
     {"_sync_views", plugin_get_sync_views, NULL,
-     "Whether the module knows this plugin never to block in a view or a destroy (this "
-     "build's reference plugin), and keeps the GIL across them.",
+     "Whether the plugin promises never to block in a view or a destroy (its attribute "
+     "pjrt_dlpack_sync_views), so that the module keeps the GIL across them.",
      NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };

@@ -56,7 +56,7 @@ static void test_plugin_initialize_and_attributes(void **state) {
     PU_OK(api->PJRT_Plugin_Initialize(&i));
     PJRT_Plugin_Attributes_Args a = {.struct_size = PJRT_Plugin_Attributes_Args_STRUCT_SIZE};
     PU_OK(api->PJRT_Plugin_Attributes(&a));
-    bool found = false;
+    bool found = false, sync_views = false;
     for (size_t k = 0; k < a.num_attributes; k++) {
         const PJRT_NamedValue *v = &a.attributes[k];
         if (v->name_size == strlen("pjrt_ref_version") &&
@@ -65,8 +65,16 @@ static void test_plugin_initialize_and_attributes(void **state) {
             assert_true(v->value_size > 0);
             found = true;
         }
+        /* The promise the Python module keeps the GIL on (an int64 1). */
+        if (v->name_size == strlen("pjrt_dlpack_sync_views") &&
+            memcmp(v->name, "pjrt_dlpack_sync_views", v->name_size) == 0) {
+            assert_int_equal(v->type, PJRT_NamedValue_kInt64);
+            assert_int_equal(v->int64_value, 1);
+            sync_views = true;
+        }
     }
     assert_true(found);
+    assert_true(sync_views);
 }
 
 /* Clients built against older headers: PJRT_Plugin_Attributes_Args_STRUCT_SIZE
@@ -81,7 +89,7 @@ static void test_older_layouts(void **state) {
     assert_int_equal(a.struct_size, 24);
     PU_OK(api->PJRT_Plugin_Attributes(&a));
     assert_non_null(a.attributes);
-    assert_int_equal(a.num_attributes, 2);
+    assert_int_equal(a.num_attributes, 3);
     a.struct_size = offsetof(PJRT_Plugin_Attributes_Args, attributes);
     PU_EXPECT_ERROR(api->PJRT_Plugin_Attributes(&a), PJRT_Error_Code_INVALID_ARGUMENT,
                     "PJRT_Plugin_Attributes_Args: struct_size 16");
