@@ -81,7 +81,7 @@ pjdl_memory *pjdl__client_lookup_memory(const pjdl_client *client, const PJRT_Me
 /* The tag of a memory's cached DLPack device type for the registry's
  * current generation: (generation + 1) << 32, 0 meaning none. */
 static uint64_t dl_type_tag(void) {
-    return ((uint64_t)pjdl_platform_generation() + 1) << 32;
+    return ((uint64_t)pjdl__platform_generation() + 1) << 32;
 }
 
 /* The memory's cached type when it carries `tag`. */

@@ -330,7 +330,7 @@ static pjdl_code export_copy(pjdl_buffer *b, bool versioned, export_ctx **ctxp, 
  * the device's. */
 static pjdl_code own_device(pjdl_buffer *b, DLDevice *out) {
     const uint64_t zero_id = (uint64_t)1 << 31;
-    uint64_t tag = ((uint64_t)pjdl_platform_generation() + 1) << 32;
+    uint64_t tag = ((uint64_t)pjdl__platform_generation() + 1) << 32;
     uint64_t kept = atomic_load_explicit(&b->export_device, memory_order_relaxed);
     if ((kept & ~(uint64_t)UINT32_MAX) != tag) {
         PJDL_TRY(pjdl_device_dl(b->device, b->memory, out));

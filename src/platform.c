@@ -33,10 +33,11 @@ static const platform_entry builtin_platforms[] = {
 /* Registered platforms, newest registration of a name wins (a replacement
  * overwrites the entry in place). Names are owned copies. */
 static pthread_rwlock_t registry_lock = PTHREAD_RWLOCK_INITIALIZER;
-/* See pjdl_platform_generation. Read on every export and import: a cache
+/* See pjdl_platform_generation (platform.h: read inline, on every export
+ * and import, with no call through the PLT). A cache
  * line of its own, so that writes to neighbouring globals do not slow the
  * reads down across threads. */
-static _Alignas(64) atomic_uint registry_generation;
+_Alignas(64) atomic_uint pjdl__registry_generation;
 static platform_entry *registered;
 static size_t num_registered, cap_registered;
 
@@ -212,14 +213,14 @@ pjdl_code pjdl_register_platform(const char *platform_name, DLDeviceType device_
     }
 unlock:
     if (code == PJDL_OK)
-        atomic_fetch_add(&registry_generation, 1);
+        atomic_fetch_add(&pjdl__registry_generation, 1);
     pthread_rwlock_unlock(&registry_lock);
     free(copy);
     return code;
 }
 
 unsigned pjdl_platform_generation(void) {
-    return atomic_load(&registry_generation);
+    return pjdl__platform_generation();
 }
 
 pjdl_code pjdl_platform_dl_type(const char *platform_name, const char *memory_kind,

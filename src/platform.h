@@ -14,9 +14,19 @@
 #ifndef PJDL_SRC_PLATFORM_H_
 #define PJDL_SRC_PLATFORM_H_
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "pjrt_dlpack.h"
+
+/* The registry's generation (platform.c): the definition of the public
+ * pjdl_platform_generation, inline for the hot paths (an export reads it on
+ * every call; the public function is reached through the PLT). */
+extern atomic_uint pjdl__registry_generation;
+
+static inline unsigned pjdl__platform_generation(void) {
+    return atomic_load(&pjdl__registry_generation);
+}
 
 /* The device type of platform `name`'s device memory and of its pinned host
  * memory. Either out-pointer may be NULL. UNIMPLEMENTED "platform 'x' is not
