@@ -7,10 +7,17 @@
  * after round, and its median over the rounds is reported, so that load
  * affects both. The operations here run on the first device's buffers and
  * turn a failure into an "n/a" row, where bench/'s stop. Small default
- * counts: a quick look; bench/ has the full benchmarks. */
+ * counts: a quick look; bench/ has the full benchmarks. As in `info` and
+ * `check`, the plugin runs in a child process under the watch (watch.h): a
+ * plugin that crashes or does not return ends the child, not the command,
+ * which names the entry point. */
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "bench_util.h"
 #include "cli.h"
@@ -25,8 +32,15 @@ typedef struct row {
     char note[160];
 } row;
 
+/* Shared with the parent: how far the child got, for its report. */
+typedef struct bench_state {
+    bool client_created;
+    char step[64]; /* the section being measured, or the set-up step */
+} bench_state;
+
 typedef struct bench {
     cli_session *s;
+    bench_state *state;
     pjdl_device *dev;
     int64_t iterations;
     size_t copy_bytes;
@@ -58,6 +72,7 @@ static void ratio_row(bench *b, const char *name, double value, double base) {
 }
 
 static void progress(bench *b, size_t i, const char *what) {
+    snprintf(b->state->step, sizeof b->state->step, "the %s section", what);
     progress_show(b->s->args->progress, "bench", i, 7, what);
 }
 
@@ -482,17 +497,26 @@ out:
     return rc;
 }
 
-int cli_bench(const cli_args *args) {
+static void bench_step(bench_state *st, const char *step) {
+    snprintf(st->step, sizeof st->step, "%s", step);
+}
+
+/* The child: the whole run, printed to stdout. */
+static int bench_child(const cli_args *args, bench_state *st) {
     cli_session s = {0};
     s.args = args;
+    bench_step(st, "loading the plugin");
     if (!cli_plugin_resolve(args, s.path, sizeof s.path) || cli_plugin_load(&s) != PJDL_OK)
         return CLI_EXIT_NO_PLUGIN;
+    bench_step(st, "PJRT_Client_Create");
     if (cli_client_create(&s) != PJDL_OK) {
         cli_session_close(&s);
         return CLI_EXIT_NO_PLUGIN;
     }
+    st->client_created = true;
     bench b = {0};
     b.s = &s;
+    b.state = st;
     b.dev = pjdl_client_device(s.client, 0);
     b.iterations = args->iterations > 0 ? args->iterations : 200;
     b.copy_bytes = args->size_bytes > 0 ? (size_t)args->size_bytes : 4u << 20;
@@ -506,6 +530,58 @@ int cli_bench(const cli_args *args) {
         print_json(&b);
     else if (rc == CLI_EXIT_OK)
         print_table(&b);
+    fflush(NULL); /* the report stands even if releasing the client crashes */
+    bench_step(st, "releasing the client");
     cli_session_close(&s);
+    return rc;
+}
+
+/* A child that did not finish: what happened, on stderr. Exit 3 before a
+ * client existed, else 1 (README.md, "Exit status"). */
+static int report_lost_child(const char *path, const bench_state *st, const cli_child_end *end,
+                             int64_t limit_ms) {
+    char what[512];
+    cli_child_end_text(end, st->step, limit_ms, what, sizeof what);
+    fprintf(stderr, "pjrt-dlpack: %s: %s\n", path[0] ? path : "(default)", what);
+    return st->client_created ? CLI_EXIT_FAILED : CLI_EXIT_NO_PLUGIN;
+}
+
+int cli_bench(const cli_args *args) {
+    char path[4096];
+    if (!cli_plugin_resolve(args, path, sizeof path))
+        return CLI_EXIT_NO_PLUGIN;
+    bench_state *st =
+        mmap(NULL, sizeof *st, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    cli_watch *w = cli_watch_open();
+    if (st == MAP_FAILED || w == NULL) {
+        fprintf(stderr, "pjrt-dlpack: mmap: %s\n", strerror(errno));
+        if (st != MAP_FAILED)
+            munmap(st, sizeof *st);
+        cli_watch_close(w);
+        return CLI_EXIT_INTERNAL;
+    }
+    memset(st, 0, sizeof *st);
+    int64_t limit_ms = cli_timeout_ms(args);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        cli_watch_attach(w);
+        int rc = bench_child(args, st);
+        fflush(NULL);
+        _exit(rc); /* the plugin's exit-time handlers end with the child */
+    }
+    int rc = CLI_EXIT_INTERNAL;
+    if (pid < 0) {
+        fprintf(stderr, "pjrt-dlpack: fork: %s\n", strerror(errno));
+    } else {
+        cli_child_end end;
+        cli_watch_wait(w, pid, limit_ms, 0, &end);
+        if (!end.hung && WIFEXITED(end.status))
+            rc = WEXITSTATUS(end.status);
+        else
+            rc = report_lost_child(path, st, &end, limit_ms);
+    }
+    cli_watch_close(w);
+    munmap(st, sizeof *st);
     return rc;
 }

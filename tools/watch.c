@@ -17,12 +17,14 @@
 
 #define WATCH_SLOTS 64
 
-/* One thread's current entry point. `entry` is NULL between calls; a
- * reader takes entry, since, entry and trusts `since` only when both reads
- * of entry agree. */
+/* One thread's current entry point, NULL between calls, and a count of
+ * its enters and leaves. The child only stores (no clock, no
+ * read-modify-write: a call into the plugin costs a few plain stores); the
+ * parent times a call itself, from the first poll that saw the slot's
+ * (entry, seq) pair to the last that saw it unchanged. */
 typedef struct watch_slot {
     _Atomic(const char *) entry;
-    _Atomic uint64_t since;
+    _Atomic uint64_t seq;
 } watch_slot;
 
 struct cli_watch {
@@ -31,6 +33,13 @@ struct cli_watch {
     atomic_bool malformed;
     char context[256];
 };
+
+/* What the parent last saw in each slot, and since when (its clock). */
+typedef struct watch_seen {
+    const char *entry;
+    uint64_t seq;
+    uint64_t since;
+} watch_seen;
 
 /* ------------------------------------------------------------- the parent */
 
@@ -52,22 +61,33 @@ void cli_watch_close(cli_watch *w) {
         munmap(w, sizeof *w);
 }
 
-/* The active entry point that started first (overdue) or last (current);
- * NULL if the child is in none. */
-static const char *watch_scan(const cli_watch *w, bool oldest, uint64_t *since_out) {
-    const char *found = NULL;
-    uint64_t found_since = 0;
-    unsigned n = atomic_load(&w->used);
+/* Reads every slot into `seen` at time `now`: a slot whose (entry, seq)
+ * changed since the last poll starts its time again. A slot read while it
+ * changes (seq before and after differ) keeps what was seen before. */
+static void watch_observe(const cli_watch *w, watch_seen *seen, uint64_t now) {
+    unsigned n = atomic_load_explicit(&w->used, memory_order_acquire);
     for (unsigned i = 0; i < n && i < WATCH_SLOTS; i++) {
         const watch_slot *s = &w->slot[i];
-        const char *e1 = atomic_load(&s->entry);
-        uint64_t since = atomic_load(&s->since);
-        const char *e2 = atomic_load(&s->entry);
-        if (e1 == NULL || e1 != e2)
+        uint64_t q1 = atomic_load_explicit(&s->seq, memory_order_acquire);
+        const char *e = atomic_load_explicit(&s->entry, memory_order_acquire);
+        uint64_t q2 = atomic_load_explicit(&s->seq, memory_order_acquire);
+        if (q1 != q2 || (e == seen[i].entry && q1 == seen[i].seq))
             continue;
-        if (found == NULL || (oldest ? since < found_since : since > found_since)) {
-            found = e1;
-            found_since = since;
+        seen[i] = (watch_seen){e, q1, now};
+    }
+}
+
+/* The active entry point that was seen first (overdue) or last (current);
+ * NULL if the child is in none. */
+static const char *watch_pick(const watch_seen *seen, bool oldest, uint64_t *since_out) {
+    const char *found = NULL;
+    uint64_t found_since = 0;
+    for (unsigned i = 0; i < WATCH_SLOTS; i++) {
+        if (seen[i].entry == NULL)
+            continue;
+        if (found == NULL || (oldest ? seen[i].since < found_since : seen[i].since > found_since)) {
+            found = seen[i].entry;
+            found_since = seen[i].since;
         }
     }
     if (since_out != NULL)
@@ -83,17 +103,19 @@ static void sleep_ms(long ms) {
 void cli_watch_wait(cli_watch *w, pid_t pid, int64_t limit_ms, int64_t total_ms,
                     cli_child_end *end) {
     memset(end, 0, sizeof *end);
+    watch_seen seen[WATCH_SLOTS] = {{0}};
     uint64_t start = bench_now_ns(), limit_ns = (uint64_t)limit_ms * 1000000ull;
     for (;;) {
         pid_t r = waitpid(pid, &end->status, WNOHANG);
         if (r == pid || (r < 0 && errno != EINTR))
             break;
         uint64_t since = 0, now = bench_now_ns();
-        const char *entry = watch_scan(w, true, &since);
+        watch_observe(w, seen, now);
+        const char *entry = watch_pick(seen, true, &since);
         bool overdue = entry != NULL && now > since && now - since > limit_ns;
         if (overdue || (total_ms > 0 && now - start > (uint64_t)total_ms * 1000000ull)) {
             end->hung = true;
-            end->entry = overdue ? entry : watch_scan(w, false, NULL);
+            end->entry = overdue ? entry : watch_pick(seen, false, NULL);
             kill(pid, SIGKILL);
             while (waitpid(pid, &end->status, 0) < 0 && errno == EINTR)
                 ;
@@ -101,8 +123,10 @@ void cli_watch_wait(cli_watch *w, pid_t pid, int64_t limit_ms, int64_t total_ms,
         }
         sleep_ms(5);
     }
-    if (!end->hung)
-        end->entry = watch_scan(w, false, NULL);
+    if (!end->hung) {
+        watch_observe(w, seen, bench_now_ns());
+        end->entry = watch_pick(seen, false, NULL);
+    }
     snprintf(end->context, sizeof end->context, "%s", w->context);
     end->malformed = atomic_load(&w->malformed);
 }
@@ -151,26 +175,28 @@ static int my_slot(void) {
     return thread_slot >= 0 ? thread_slot : -1;
 }
 
+/* Only this thread writes its slot: plain (release) stores, the entry
+ * first, then the count the parent compares. */
+static void watch_set(watch_slot *s, const char *entry) {
+    atomic_store_explicit(&s->entry, entry, memory_order_release);
+    uint64_t q = atomic_load_explicit(&s->seq, memory_order_relaxed);
+    atomic_store_explicit(&s->seq, q + 1, memory_order_release);
+}
+
 cli_watch_mark cli_watch_enter(const char *entry) {
-    cli_watch_mark m = {-1, NULL, 0};
+    cli_watch_mark m = {-1, NULL};
     if (attached == NULL || (m.slot = my_slot()) < 0)
         return m;
     watch_slot *s = &attached->slot[m.slot];
-    m.entry = atomic_load(&s->entry);
-    m.since = atomic_load(&s->since);
-    atomic_store(&s->entry, NULL);
-    atomic_store(&s->since, bench_now_ns());
-    atomic_store(&s->entry, entry);
+    m.entry = atomic_load_explicit(&s->entry, memory_order_relaxed);
+    watch_set(s, entry);
     return m;
 }
 
 void cli_watch_leave(cli_watch_mark m) {
     if (attached == NULL || m.slot < 0)
         return;
-    watch_slot *s = &attached->slot[m.slot];
-    atomic_store(&s->entry, NULL);
-    atomic_store(&s->since, m.since);
-    atomic_store(&s->entry, m.entry);
+    watch_set(&attached->slot[m.slot], m.entry);
 }
 
 void cli_watch_context(const char *text, bool malformed) {

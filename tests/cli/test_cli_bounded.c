@@ -1,8 +1,9 @@
-/* Every call that `info` and `check` make into a plugin is bounded by
- * --timeout-ms: plugins whose PJRT_Plugin_Initialize, PJRT_Client_Create or
- * PJRT_Client_BufferFromHostBuffer never returns (tests/broken). The
+/* Every call that `info`, `check` and `bench` make into a plugin is bounded
+ * by --timeout-ms: plugins whose PJRT_Plugin_Initialize, PJRT_Client_Create
+ * or PJRT_Client_BufferFromHostBuffer never returns (tests/broken). The
  * command returns, names the entry point that did not return, prints what
  * it read, and exits with the documented code (README.md, "Exit status").
+ * `bench` also outlives a plugin that crashes it.
  * Nothing here measures time: the runner's own limit (and ctest's TIMEOUT)
  * only keeps a regression from hanging. */
 #include <setjmp.h>
@@ -86,6 +87,29 @@ static void test_buffer_creation_hangs(void **state) {
     cli_run_free(&r);
 }
 
+/* bench: a hang or a crash ends the run (no figures), named on stderr;
+ * exit 3 before a client exists, 1 after. */
+static void expect_bench(const char *plugin, int code, const char *message) {
+    cli_run r;
+    RUN(&r, "bench", "--timeout-ms", "1000", "-n", "3", "--size", "4k", cli_broken_plugin(plugin));
+    if (r.exit_code != code || strstr(r.err, message) == NULL || r.out[0] != '\0')
+        fail_msg("bench on %s: exit %d (signal %d), expected %d and '%s'\n--- stdout\n%s\n"
+                 "--- stderr\n%s",
+                 plugin, r.exit_code, r.signal, code, message, r.out, r.err);
+    cli_run_free(&r);
+}
+
+static void test_bench_outlives_the_plugin(void **state) {
+    (void)state;
+    expect_bench("init_hang", 3, "PJRT_Plugin_Initialize did not return within 1.0 s");
+    expect_bench("client_hang", 3, "PJRT_Client_Create did not return within 1.0 s");
+    expect_bench("buffer_hang", 1, "PJRT_Client_BufferFromHostBuffer did not return within 1.0 s");
+    expect_bench("client_abort", 3,
+                 "the plugin crashed the process in PJRT_Client_Create: signal 6 (Aborted)");
+    expect_bench("buffer_crash", 1,
+                 "the plugin crashed the process in PJRT_Client_BufferFromHostBuffer: signal 6");
+}
+
 /* One option for both commands, and its default is at most 30 s. */
 static void test_documented(void **state) {
     (void)state;
@@ -104,6 +128,7 @@ int main(void) {
         cmocka_unit_test(test_initialize_hangs),
         cmocka_unit_test(test_client_creation_hangs),
         cmocka_unit_test(test_buffer_creation_hangs),
+        cmocka_unit_test(test_bench_outlives_the_plugin),
         cmocka_unit_test(test_documented),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
