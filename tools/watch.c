@@ -3,6 +3,7 @@
 #include "watch.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -242,6 +243,76 @@ PJDL_PJRT_API_FOREACH_SLOT(WATCH_DEFINE)
     if (raw_has_slot(real, offsetof(PJRT_Api, name)))                                              \
         watch_copy.name = watch_##name;
 
+/* The Stream extension's two functions, recorded like the table's: the
+ * library calls them (exports with a consumer stream, `info`'s probe), and
+ * a plugin can hang in them as in any entry point. */
+static PJRT_Get_Stream_For_External_Ready_Events *watch_real_get_stream;
+static PJRT_Wait_Until_Buffer_Ready_On_Stream *watch_real_wait_stream;
+
+static PJRT_Error *watch_get_stream(PJRT_Get_Stream_For_External_Ready_Events_Args *args) {
+    cli_watch_mark m = cli_watch_enter("PJRT_Stream_Extension get_stream");
+    PJRT_Error *e = watch_real_get_stream(args);
+    cli_watch_leave(m);
+    return e;
+}
+
+static PJRT_Error *watch_wait_stream(PJRT_Wait_Until_Buffer_Ready_On_Stream_Args *args) {
+    cli_watch_mark m = cli_watch_enter("PJRT_Stream_Extension wait_stream");
+    PJRT_Error *e = watch_real_wait_stream(args);
+    cli_watch_leave(m);
+    return e;
+}
+
+/* The copied extension chain: every node copied as it is (by its
+ * struct_size), the Stream extension's functions replaced. No allocation:
+ * the copies live here, as the table's does. */
+#define WATCH_MAX_EXTENSIONS 32
+#define WATCH_MAX_EXTENSION_SIZE 512
+static _Alignas(
+    max_align_t) unsigned char watch_nodes[WATCH_MAX_EXTENSIONS][WATCH_MAX_EXTENSION_SIZE];
+
+/* Whether the chain from `first` can be copied: at most
+ * WATCH_MAX_EXTENSIONS nodes, no loop, each of a plausible size, one of them
+ * a Stream extension that holds both functions. Anything else is left as
+ * the plugin made it (the library and `check` judge it), unwatched. */
+static size_t watch_chain_length(const PJRT_Extension_Base *first) {
+    const PJRT_Extension_Base *seen[WATCH_MAX_EXTENSIONS];
+    size_t n = 0;
+    bool stream = false;
+    for (const PJRT_Extension_Base *e = first; e != NULL; e = e->next) {
+        if (n == WATCH_MAX_EXTENSIONS || e->struct_size < sizeof *e ||
+            e->struct_size > WATCH_MAX_EXTENSION_SIZE)
+            return 0;
+        for (size_t i = 0; i < n; i++)
+            if (seen[i] == e)
+                return 0;
+        seen[n++] = e;
+        stream = stream || (e->type == PJRT_Extension_Type_Stream &&
+                            e->struct_size >= PJRT_Stream_Extension_STRUCT_SIZE);
+    }
+    return stream ? n : 0;
+}
+
+static void watch_extensions(PJRT_Api *copy) {
+    if (copy->struct_size < offsetof(PJRT_Api, extension_start) + sizeof copy->extension_start)
+        return;
+    size_t n = watch_chain_length(copy->extension_start);
+    PJRT_Extension_Base **link = &copy->extension_start;
+    for (size_t i = 0; i < n; i++) {
+        PJRT_Extension_Base *node = (PJRT_Extension_Base *)watch_nodes[i];
+        memcpy(node, *link, (*link)->struct_size);
+        *link = node;
+        link = &node->next;
+        if (node->type != PJRT_Extension_Type_Stream)
+            continue;
+        PJRT_Stream_Extension *stream = (PJRT_Stream_Extension *)node;
+        watch_real_get_stream = stream->get_stream;
+        watch_real_wait_stream = stream->wait_stream;
+        stream->get_stream = stream->get_stream ? watch_get_stream : NULL;
+        stream->wait_stream = stream->wait_stream ? watch_wait_stream : NULL;
+    }
+}
+
 const PJRT_Api *cli_watch_table(const PJRT_Api *real) {
     if (real == watch_real)
         return &watch_copy;
@@ -251,5 +322,6 @@ const PJRT_Api *cli_watch_table(const PJRT_Api *real) {
     watch_copy.struct_size = n;
     watch_real = real;
     PJDL_PJRT_API_FOREACH_SLOT(WATCH_INSTALL)
+    watch_extensions(&watch_copy);
     return &watch_copy;
 }

@@ -3,15 +3,18 @@
  * under a time limit, named.
  *
  * The plugin runs in a child process. The child calls the plugin through a
- * copy of its PJRT_Api table whose every entry point first records, in
- * memory shared with the parent, which entry point this thread is in, with
- * a count of its calls (cli_watch_table: a few plain stores per call, no
- * clock, so that `bench` measures the plugin, not the watch); the steps that are not table calls
- * (dlopen, GetPjrtApi, PJRT_Plugin_Initialize inside the library's load) are recorded by hand
- * (cli_watch_enter / cli_watch_leave). The parent waits for the child (cli_watch_wait), polling
- * every 5 ms and timing each call itself, from the first poll that saw it: when one has lasted
- * longer than the limit it kills the child and names that entry point; when the child crashes it
- * names the entry point the child was in.
+ * copy of its PJRT_Api table (cli_watch_table) whose every entry point
+ * first records, in memory shared with the parent, which entry point this
+ * thread is in and a count of its calls: a few plain stores, no clock, so
+ * that `bench` measures the plugin and not the watch. The copy's extension
+ * chain is a copy too, in which the Stream extension's get_stream and
+ * wait_stream record themselves alike. The steps that are not table calls
+ * (dlopen, GetPjrtApi, PJRT_Plugin_Initialize inside the library's load)
+ * are recorded by hand (cli_watch_enter / cli_watch_leave). The parent
+ * waits for the child (cli_watch_wait), polling every 5 ms and timing each
+ * call itself from the first poll that saw it: when one has lasted longer
+ * than the limit it kills the child and names that entry point; when the
+ * child crashes it names the entry point the child was in.
  */
 #ifndef PJDL_CLI_WATCH_H
 #define PJDL_CLI_WATCH_H

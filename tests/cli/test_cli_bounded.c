@@ -3,7 +3,8 @@
  * or PJRT_Client_BufferFromHostBuffer never returns (tests/broken). The
  * command returns, names the entry point that did not return, prints what
  * it read, and exits with the documented code (README.md, "Exit status").
- * `bench` also outlives a plugin that crashes it.
+ * The same for the Stream extension's functions, which are not in the
+ * table. `bench` also outlives a plugin that crashes it.
  * Nothing here measures time: the runner's own limit (and ctest's TIMEOUT)
  * only keeps a regression from hanging. */
 #include <setjmp.h>
@@ -87,6 +88,28 @@ static void test_buffer_creation_hangs(void **state) {
     cli_run_free(&r);
 }
 
+/* A hang in an extension's function, not in the PJRT_Api table: the Stream
+ * extension's get_stream never returns. info stops there after printing
+ * what it read; check fails the check that asked for a stream. */
+static void test_stream_extension_hangs(void **state) {
+    (void)state;
+    cli_run r;
+    RUN(&r, "info", "--timeout-ms", "1000", cli_broken_plugin("stream_hang"));
+    const char *info[] = {
+        "platform:         cpu",
+        "stopped:          PJRT_Stream_Extension get_stream did not return within 1.0 s", NULL};
+    expect(&r, 1, info);
+    cli_run_free(&r);
+    RUN(&r, "check", "--timeout-ms", "1000", "-o", "platform=xpu",
+        cli_broken_plugin("stream_hang"));
+    const char *check[] = {"PASS        export.types",
+                           "FAIL        ready.stream     PJRT_Stream_Extension get_stream did not "
+                           "return within 1.0 s",
+                           "20 passed, 1 failed", NULL};
+    expect(&r, 1, check);
+    cli_run_free(&r);
+}
+
 /* bench: a hang or a crash ends the run (no figures), named on stderr;
  * exit 3 before a client exists, 1 after. */
 static void expect_bench(const char *plugin, int code, const char *message) {
@@ -128,6 +151,7 @@ int main(void) {
         cmocka_unit_test(test_initialize_hangs),
         cmocka_unit_test(test_client_creation_hangs),
         cmocka_unit_test(test_buffer_creation_hangs),
+        cmocka_unit_test(test_stream_extension_hangs),
         cmocka_unit_test(test_bench_outlives_the_plugin),
         cmocka_unit_test(test_documented),
     };
