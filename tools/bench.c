@@ -15,9 +15,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "bench_util.h"
 #include "cli.h"
@@ -546,42 +544,38 @@ static int report_lost_child(const char *path, const bench_state *st, const cli_
     return st->client_created ? CLI_EXIT_FAILED : CLI_EXIT_NO_PLUGIN;
 }
 
+typedef struct bench_run {
+    const cli_args *args;
+    bench_state *state;
+} bench_run;
+
+static int bench_run_child(void *arg) {
+    const bench_run *run = arg;
+    return bench_child(run->args, run->state);
+}
+
 int cli_bench(const cli_args *args) {
     char path[4096];
     if (!cli_plugin_resolve(args, path, sizeof path))
         return CLI_EXIT_NO_PLUGIN;
-    bench_state *st =
-        mmap(NULL, sizeof *st, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    bench_state *st = cli_shared_new(sizeof *st);
     cli_watch *w = cli_watch_open();
-    if (st == MAP_FAILED || w == NULL) {
-        fprintf(stderr, "pjrt-dlpack: mmap: %s\n", strerror(errno));
-        if (st != MAP_FAILED)
-            munmap(st, sizeof *st);
-        cli_watch_close(w);
-        return CLI_EXIT_INTERNAL;
-    }
-    memset(st, 0, sizeof *st);
-    int64_t limit_ms = cli_timeout_ms(args);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        cli_watch_attach(w);
-        int rc = bench_child(args, st);
-        fflush(NULL);
-        _exit(rc); /* the plugin's exit-time handlers end with the child */
-    }
     int rc = CLI_EXIT_INTERNAL;
-    if (pid < 0) {
-        fprintf(stderr, "pjrt-dlpack: fork: %s\n", strerror(errno));
-    } else {
-        cli_child_end end;
-        cli_watch_wait(w, pid, limit_ms, 0, &end);
-        if (!end.hung && WIFEXITED(end.status))
-            rc = WEXITSTATUS(end.status);
-        else
-            rc = report_lost_child(path, st, &end, limit_ms);
+    if (st == NULL || w == NULL) {
+        fprintf(stderr, "pjrt-dlpack: mmap: %s\n", strerror(errno));
+        goto out;
     }
+    int64_t limit_ms = cli_timeout_ms(args);
+    bench_run run = {args, st};
+    cli_child_end end;
+    if (!cli_watch_fork(w, bench_run_child, &run, limit_ms, 0, &end))
+        fprintf(stderr, "pjrt-dlpack: fork: %s\n", strerror(errno));
+    else if (!end.hung && WIFEXITED(end.status))
+        rc = WEXITSTATUS(end.status);
+    else
+        rc = report_lost_child(path, st, &end, limit_ms);
+out:
     cli_watch_close(w);
-    munmap(st, sizeof *st);
+    cli_shared_free(st, sizeof *st);
     return rc;
 }

@@ -236,29 +236,26 @@ static void child_stdout_to_stderr(void) {
     dup2(STDERR_FILENO, STDOUT_FILENO);
 }
 
+static int setup_child(void *arg) {
+    ck_ctx *ctx = arg;
+    child_stdout_to_stderr();
+    setup_load(ctx);
+    if (setup->opened && setup->load_code == PJDL_OK)
+        setup_platform(ctx);
+    cli_session_close(ctx->s);
+    return 0;
+}
+
 /* The set-up in a child: a plugin that crashes or hangs in its load or its
  * client creation cannot take the command with it. */
 static void setup_forked(ck_ctx *ctx, cli_watch *w) {
     int64_t limit = cli_timeout_ms(ctx->args);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        cli_watch_attach(w);
-        child_stdout_to_stderr();
-        setup_load(ctx);
-        if (setup->opened && setup->load_code == PJDL_OK)
-            setup_platform(ctx);
-        cli_session_close(ctx->s);
-        fflush(NULL);
-        _exit(0);
-    }
     cli_child_end end = {0};
-    if (pid > 0)
-        cli_watch_wait(w, pid, limit, 0, &end);
-    if (pid > 0 && !end.hung && WIFEXITED(end.status) && WEXITSTATUS(end.status) == 0)
+    bool forked = cli_watch_fork(w, setup_child, ctx, limit, 0, &end);
+    if (forked && !end.hung && WIFEXITED(end.status) && WEXITSTATUS(end.status) == 0)
         return;
     setup->ok = false;
-    if (pid < 0)
+    if (!forked)
         snprintf(setup->lost, sizeof setup->lost, "fork: %s", strerror(errno));
     else
         cli_child_end_text(&end, setup->loaded ? "PJRT_Client_Create" : "loading the plugin", limit,
@@ -405,6 +402,26 @@ static void report_unfinished(const cli_child_end *end, int64_t limit_ms, ck_res
                                                        : "");
 }
 
+/* A check in its child (run_forked). */
+typedef struct check_run {
+    ck_ctx *ctx;
+    const ck_def *def;
+    ck_report *report;
+} check_run;
+
+static int check_child(void *arg) {
+    check_run *run = arg;
+    child_stdout_to_stderr();
+    if (child_load(run->ctx))
+        run_body(run->ctx, run->def, &run->report->r);
+    else
+        ck_fail(&run->report->r, "loading the plugin again in the check's process failed: %s",
+                pjdl_last_error());
+    cli_session_close(run->ctx->s);
+    run->report->done = true;
+    return 0;
+}
+
 /* Runs the check in a child process: a crash or a hang (a plugin that frees
  * twice, a deleter run twice, an event that never completes, an entry point
  * that never returns) is then that check's FAIL, and the other checks still
@@ -413,28 +430,13 @@ static void run_forked(ck_ctx *ctx, const ck_def *d, cli_watch *w, ck_report *re
     memset(rep, 0, sizeof *rep);
     cli_watch_reset(w);
     int64_t limit = cli_timeout_ms(ctx->args);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
+    check_run run = {ctx, d, rep};
+    cli_child_end end;
+    if (!cli_watch_fork(w, check_child, &run, limit, (int64_t)CHECK_TOTAL_S * 1000, &end)) {
         memset(r, 0, sizeof *r);
         ck_fail(r, "fork: %s", strerror(errno));
         return;
     }
-    if (pid == 0) {
-        cli_watch_attach(w);
-        child_stdout_to_stderr();
-        if (child_load(ctx))
-            run_body(ctx, d, &rep->r);
-        else
-            ck_fail(&rep->r, "loading the plugin again in the check's process failed: %s",
-                    pjdl_last_error());
-        cli_session_close(ctx->s);
-        rep->done = true;
-        fflush(NULL);
-        _exit(0);
-    }
-    cli_child_end end;
-    cli_watch_wait(w, pid, limit, (int64_t)CHECK_TOTAL_S * 1000, &end);
     if (rep->done && !end.hung && WIFEXITED(end.status) && WEXITSTATUS(end.status) == 0)
         *r = rep->r;
     else
@@ -529,22 +531,20 @@ int cli_check(const cli_args *args) {
     ctx.s = &s;
     if (!cli_plugin_resolve(args, s.path, sizeof s.path))
         return CLI_EXIT_NO_PLUGIN;
-    ck_shared *sh =
-        mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    ck_shared *sh = cli_shared_new(sizeof *sh);
     cli_watch *w = args->no_fork ? NULL : cli_watch_open();
-    if (sh == MAP_FAILED || (!args->no_fork && w == NULL)) {
+    if (sh == NULL || (!args->no_fork && w == NULL)) {
         fprintf(stderr, "pjrt-dlpack: mmap: %s\n", strerror(errno));
-        if (sh != MAP_FAILED)
-            munmap(sh, sizeof *sh);
+        cli_shared_free(sh, sizeof *sh);
+        cli_watch_close(w);
         return CLI_EXIT_INTERNAL;
     }
-    memset(sh, 0, sizeof *sh);
     int rc = check_plugin(&ctx, w, sh);
     cli_session_close(&s);
     if (ctx.abi.handle != NULL)
         dlclose(ctx.abi.handle);
     cli_watch_close(w);
-    munmap(sh, sizeof *sh);
+    cli_shared_free(sh, sizeof *sh);
     setup = NULL;
     return rc;
 }

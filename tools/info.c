@@ -14,7 +14,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -750,42 +749,38 @@ static int info_report(const cli_args *args, info_facts *f, const cli_child_end 
     return report_lost_child(args, f, end, limit_ms);
 }
 
+typedef struct info_run {
+    const cli_args *args;
+    info_facts *facts;
+} info_run;
+
+static int info_run_child(void *arg) {
+    const info_run *run = arg;
+    return info_child(run->args, run->facts);
+}
+
 int cli_info(const cli_args *args) {
     char path[4096];
     if (!cli_plugin_resolve(args, path, sizeof path))
         return CLI_EXIT_NO_PLUGIN;
-    info_facts *f =
-        mmap(NULL, sizeof *f, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    info_facts *f = cli_shared_new(sizeof *f);
     cli_watch *w = cli_watch_open();
-    if (f == MAP_FAILED || w == NULL) {
+    int rc = CLI_EXIT_INTERNAL;
+    if (f == NULL || w == NULL) {
         fprintf(stderr, "pjrt-dlpack: mmap: %s\n", strerror(errno));
-        if (f != MAP_FAILED)
-            munmap(f, sizeof *f);
-        return CLI_EXIT_INTERNAL;
+        goto out;
     }
-    memset(f, 0, sizeof *f);
     snprintf(f->path, sizeof f->path, "%s", path);
     int64_t limit_ms = cli_timeout_ms(args);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        cli_watch_attach(w);
-        int rc = info_child(args, f);
-        fflush(NULL);
-        /* _exit: the plugin's exit-time handlers belong to a process that
-         * ends here; the parent has nothing of the plugin to clean up. */
-        _exit(rc);
-    }
-    int rc = CLI_EXIT_INTERNAL;
-    if (pid < 0) {
+    info_run run = {args, f};
+    cli_child_end end;
+    if (!cli_watch_fork(w, info_run_child, &run, limit_ms, 0, &end))
         fprintf(stderr, "pjrt-dlpack: fork: %s\n", strerror(errno));
-    } else {
-        cli_child_end end;
-        cli_watch_wait(w, pid, limit_ms, 0, &end);
+    else
         rc = info_report(args, f, &end, limit_ms);
-    }
     fflush(stdout);
+out:
     cli_watch_close(w);
-    munmap(f, sizeof *f);
+    cli_shared_free(f, sizeof *f);
     return rc;
 }

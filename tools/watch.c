@@ -12,6 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench_util.h"
 #include "raw.h"
@@ -45,12 +46,7 @@ typedef struct watch_seen {
 /* ------------------------------------------------------------- the parent */
 
 cli_watch *cli_watch_open(void) {
-    void *p =
-        mmap(NULL, sizeof(cli_watch), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
-    cli_watch_reset(p);
-    return p;
+    return cli_shared_new(sizeof(cli_watch));
 }
 
 void cli_watch_reset(cli_watch *w) {
@@ -58,8 +54,7 @@ void cli_watch_reset(cli_watch *w) {
 }
 
 void cli_watch_close(cli_watch *w) {
-    if (w != NULL)
-        munmap(w, sizeof *w);
+    cli_shared_free(w, sizeof *w);
 }
 
 /* Reads every slot into `seen` at time `now`: a slot whose (entry, seq)
@@ -130,6 +125,35 @@ void cli_watch_wait(cli_watch *w, pid_t pid, int64_t limit_ms, int64_t total_ms,
     }
     snprintf(end->context, sizeof end->context, "%s", w->context);
     end->malformed = atomic_load(&w->malformed);
+}
+
+bool cli_watch_fork(cli_watch *w, int (*child)(void *arg), void *arg, int64_t limit_ms,
+                    int64_t total_ms, cli_child_end *end) {
+    fflush(NULL); /* nothing buffered is written twice */
+    pid_t pid = fork();
+    if (pid < 0)
+        return false;
+    if (pid == 0) {
+        cli_watch_attach(w);
+        int rc = child(arg);
+        fflush(NULL);
+        _exit(rc);
+    }
+    cli_watch_wait(w, pid, limit_ms, total_ms, end);
+    return true;
+}
+
+void *cli_shared_new(size_t size) {
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    memset(p, 0, size);
+    return p;
+}
+
+void cli_shared_free(void *p, size_t size) {
+    if (p != NULL)
+        munmap(p, size);
 }
 
 void cli_child_end_text(const cli_child_end *end, const char *where, int64_t limit_ms, char *out,

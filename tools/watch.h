@@ -52,6 +52,20 @@ typedef struct cli_child_end {
 void cli_watch_wait(cli_watch *w, pid_t pid, int64_t limit_ms, int64_t total_ms,
                     cli_child_end *end);
 
+/* Runs child(arg) in a forked child under `w` (attached: its calls into
+ * the plugin are recorded, and it is killed when the parent dies); what
+ * child returns is the child's exit status (_exit: the plugin's exit-time
+ * handlers end with the child). Waits for it as cli_watch_wait does.
+ * False when fork failed (errno; `end` untouched). */
+bool cli_watch_fork(cli_watch *w, int (*child)(void *arg), void *arg, int64_t limit_ms,
+                    int64_t total_ms, cli_child_end *end);
+
+/* A zeroed mapping of `size` bytes shared with the children forked after
+ * it (NULL on failure, with errno); cli_shared_free unmaps it (NULL:
+ * nothing to do). */
+void *cli_shared_new(size_t size);
+void cli_shared_free(void *p, size_t size);
+
 /* "the plugin crashed the process in ENTRY: signal N (Name)", "ENTRY did
  * not return within N s", ... for `end`; `where` names the step when the
  * child was in no entry point. */
