@@ -86,114 +86,186 @@ static int64_t host_stride(fz_reader *r, size_t es) {
     return b < 0xF0 ? (int64_t)b - 0xE8 : fz_escape(r, b);
 }
 
-/* libFuzzer's entry point (it declares none for C). */
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* One input, decoded, with what the harness derives from it. */
+typedef struct hb_case {
+    int plat;
+    PJRT_HostBufferSemantics sem;
+    int layout_kind;
+    bool has_strides, wrong_count, null_dims;
+    PJRT_Buffer_Type type;
+    size_t ndim, es;
+    unsigned char mask;
+    bool reject;
+    uint64_t elements, nbytes;
+    int64_t lo, hi;
+    int64_t dims[MAX_STORED], strides[MAX_STORED], lstrides[MAX_STORED], m2m[MAX_STORED];
+} hb_case;
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+static void decode(fz_reader *r, hb_case *c) {
     static const size_t odd_ndims[8] = {8, 63, 64, 65, 200, 0, 1, 3};
-    if (api == NULL)
-        setup();
-    fz_reader r = {data, size};
-    uint8_t ctl = fz_u8(&r);
-    int plat = ctl & 1;
     static const PJRT_HostBufferSemantics sems[4] = {
         PJRT_HostBufferSemantics_kImmutableOnlyDuringCall,
         PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes,
         PJRT_HostBufferSemantics_kImmutableZeroCopy, (PJRT_HostBufferSemantics)7};
-    PJRT_HostBufferSemantics sem = sems[(ctl >> 1) & 3];
-    int layout_kind = (ctl >> 3) & 3;
-    bool has_strides = (ctl & 0x20) != 0, wrong_count = (ctl & 0x40) != 0;
-    bool null_dims = (ctl & 0x80) != 0;
-    PJRT_Buffer_Type type = (PJRT_Buffer_Type)(fz_u8(&r) % 40);
-    uint8_t sel = fz_u8(&r);
-    size_t ndim = sel < 0xF8 ? sel % 6 : odd_ndims[sel - 0xF8];
+    uint8_t ctl = fz_u8(r);
+    c->plat = ctl & 1;
+    c->sem = sems[(ctl >> 1) & 3];
+    c->layout_kind = (ctl >> 3) & 3;
+    c->has_strides = (ctl & 0x20) != 0;
+    c->wrong_count = (ctl & 0x40) != 0;
+    c->null_dims = (ctl & 0x80) != 0;
+    c->type = (PJRT_Buffer_Type)(fz_u8(r) % 40);
+    uint8_t sel = fz_u8(r);
+    c->ndim = sel < 0xF8 ? sel % 6 : odd_ndims[sel - 0xF8];
     /* Bytes per element on the host, 1 for a sub-byte type (one per byte,
      * its low bits kept: `mask`); 0: the plugin must refuse the type. */
-    const pjdl__element_type *info = pjdl__element_type_of(type);
+    const pjdl__element_type *info = pjdl__element_type_of(c->type);
     bool sub_byte = info != NULL && info->bits > 0 && info->bits < 8;
-    size_t es = sub_byte ? 1 : pjdl__element_type_size(type);
-    unsigned char mask = sub_byte ? (unsigned char)((1u << info->bits) - 1) : 0xff;
+    c->es = sub_byte ? 1 : pjdl__element_type_size(c->type);
+    c->mask = sub_byte ? (unsigned char)((1u << info->bits) - 1) : 0xff;
+    for (size_t i = 0; i < c->ndim; i++)
+        c->dims[i] = fz_dim(r);
+    for (size_t i = 0; i < c->ndim; i++)
+        c->strides[i] = host_stride(r, c->es ? c->es : 1);
+}
 
-    int64_t dims[MAX_STORED], strides[MAX_STORED], lstrides[MAX_STORED], m2m[MAX_STORED];
-    for (size_t i = 0; i < ndim; i++)
-        dims[i] = fz_dim(&r);
-    for (size_t i = 0; i < ndim; i++)
-        strides[i] = host_stride(&r, es ? es : 1);
-
-    /* What must be rejected, decided without the plugin. */
-    bool reject = es == 0 || ndim > 64 || (null_dims && ndim > 0) || (int)sem == 7 ||
-                  (has_strides && wrong_count);
-    uint64_t elements = 1;
-    if (!reject && !fz_count(dims, ndim, &elements))
-        reject = true;
-    uint64_t nbytes = elements;
-    if (!reject && (fz_mul(&nbytes, es) || nbytes > (uint64_t)INT64_MAX))
-        reject = true;
-    if (!reject && !has_strides) {
+/* What must be rejected, decided without the plugin (c->reject, and the
+ * compact strides when none are given). False: valid but too large to back
+ * with memory, to be skipped. */
+static bool judge(hb_case *c) {
+    size_t ndim = c->ndim, es = c->es;
+    c->reject = es == 0 || ndim > 64 || (c->null_dims && ndim > 0) || (int)c->sem == 7 ||
+                (c->has_strides && c->wrong_count);
+    c->elements = 1;
+    if (!c->reject && !fz_count(c->dims, ndim, &c->elements))
+        c->reject = true;
+    c->nbytes = c->elements;
+    if (!c->reject && (fz_mul(&c->nbytes, es) || c->nbytes > (uint64_t)INT64_MAX))
+        c->reject = true;
+    if (!c->reject && !c->has_strides) {
         uint64_t s = es; /* wraps only for empty arrays, whose strides are unused */
         for (size_t i = ndim; i-- > 0;) {
-            strides[i] = (int64_t)s;
-            s *= dims[i] > 0 ? (uint64_t)dims[i] : 1;
+            c->strides[i] = (int64_t)s;
+            s *= c->dims[i] > 0 ? (uint64_t)c->dims[i] : 1;
         }
     }
-    int64_t lo = 0, hi = 0;
-    if (!reject && !fz_span(dims, ndim, strides, es, &lo, &hi))
-        reject = true;
+    c->lo = c->hi = 0;
+    if (!c->reject && !fz_span(c->dims, ndim, c->strides, es, &c->lo, &c->hi))
+        c->reject = true;
     int64_t width;
-    if (!reject &&
-        (__builtin_sub_overflow(hi, lo, &width) || width > MAX_SPAN || nbytes > (uint64_t)MAX_SPAN))
-        return 0; /* valid but too large to back with memory */
+    return c->reject || (!__builtin_sub_overflow(c->hi, c->lo, &width) && width <= MAX_SPAN &&
+                         c->nbytes <= (uint64_t)MAX_SPAN);
+}
 
-    PJRT_Buffer_MemoryLayout layout;
-    memset(&layout, 0, sizeof layout);
-    layout.struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE;
-    if (layout_kind == 1) {
-        layout.type = PJRT_Buffer_MemoryLayout_Type_Tiled;
-        layout.tiled.struct_size = PJRT_Buffer_MemoryLayout_Tiled_STRUCT_SIZE;
-        for (size_t i = 0; i < ndim && i < MAX_STORED; i++)
-            m2m[i] = fz_u8(&r) % (ndim + 1);
-        layout.tiled.minor_to_major = m2m;
-        layout.tiled.minor_to_major_size = ndim;
-        layout.tiled.num_tiles = fz_u8(&r) % 3 == 2 ? 1 : 0;
-        static const int64_t tile_dims[2] = {8, 128};
-        static const size_t tile_dim_sizes[1] = {2};
-        layout.tiled.tile_dims = tile_dims;
-        layout.tiled.tile_dim_sizes = tile_dim_sizes;
-    } else if (layout_kind == 2) {
-        layout.type = PJRT_Buffer_MemoryLayout_Type_Strides;
-        layout.strides.struct_size = PJRT_Buffer_MemoryLayout_Strides_STRUCT_SIZE;
-        for (size_t i = 0; i < ndim; i++)
-            lstrides[i] = host_stride(&r, es ? es : 1);
-        layout.strides.byte_strides = lstrides;
-        layout.strides.num_byte_strides = ndim;
-    } else if (layout_kind == 3) {
-        layout.struct_size = 4;
+/* The device layout the input asks for (none: kind 0). */
+static void read_layout(fz_reader *r, hb_case *c, PJRT_Buffer_MemoryLayout *layout) {
+    static const int64_t tile_dims[2] = {8, 128};
+    static const size_t tile_dim_sizes[1] = {2};
+    memset(layout, 0, sizeof *layout);
+    layout->struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE;
+    if (c->layout_kind == 1) {
+        layout->type = PJRT_Buffer_MemoryLayout_Type_Tiled;
+        layout->tiled.struct_size = PJRT_Buffer_MemoryLayout_Tiled_STRUCT_SIZE;
+        for (size_t i = 0; i < c->ndim && i < MAX_STORED; i++)
+            c->m2m[i] = fz_u8(r) % (c->ndim + 1);
+        layout->tiled.minor_to_major = c->m2m;
+        layout->tiled.minor_to_major_size = c->ndim;
+        layout->tiled.num_tiles = fz_u8(r) % 3 == 2 ? 1 : 0;
+        layout->tiled.tile_dims = tile_dims;
+        layout->tiled.tile_dim_sizes = tile_dim_sizes;
+    } else if (c->layout_kind == 2) {
+        layout->type = PJRT_Buffer_MemoryLayout_Type_Strides;
+        layout->strides.struct_size = PJRT_Buffer_MemoryLayout_Strides_STRUCT_SIZE;
+        for (size_t i = 0; i < c->ndim; i++)
+            c->lstrides[i] = host_stride(r, c->es ? c->es : 1);
+        layout->strides.byte_strides = c->lstrides;
+        layout->strides.num_byte_strides = c->ndim;
+    } else if (c->layout_kind == 3) {
+        layout->struct_size = 4;
     }
+}
 
+/* Reads the accepted buffer back compact row-major and compares it with a
+ * naive strided walk of the source. */
+static void compare_read_back(const hb_case *c, PJRT_Buffer *buffer, const unsigned char *src) {
+    size_t ndim = c->ndim, es = c->es;
+    unsigned char *out = malloc(c->nbytes ? c->nbytes : 1);
+    if (out == NULL)
+        abort();
+    int64_t row_major[64];
+    uint64_t s = es; /* unsigned: an empty array's other dims may be huge */
+    for (size_t i = ndim; i-- > 0;) {
+        row_major[i] = (int64_t)s;
+        s *= c->dims[i] > 0 ? (uint64_t)c->dims[i] : 1;
+    }
+    PJRT_Buffer_MemoryLayout host_layout = {.struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE,
+                                            .type = PJRT_Buffer_MemoryLayout_Type_Strides};
+    host_layout.strides.struct_size = PJRT_Buffer_MemoryLayout_Strides_STRUCT_SIZE;
+    host_layout.strides.byte_strides = row_major;
+    host_layout.strides.num_byte_strides = ndim;
+    PJRT_Buffer_ToHostBuffer_Args t = {
+        .src = buffer, .host_layout = &host_layout, .dst = out, .dst_size = c->nbytes};
+    check(raw_buffer_to_host(api, &t, msg, sizeof msg), "PJRT_Buffer_ToHostBuffer");
+    /* Every element of small arrays, a spread of a few thousand otherwise. */
+    uint64_t step = c->elements / 4096 + 1;
+    for (uint64_t lin = 0; lin < c->elements; lin += step) {
+        int64_t off = -c->lo + fz_offset(lin, c->dims, ndim, c->strides);
+        if (es == 1 ? ((out[lin] ^ src[off]) & c->mask) != 0
+                    : memcmp(out + lin * es, src + off, es) != 0)
+            die("read-back element differs from the source", "");
+    }
+    free(out);
+}
+
+/* Destroys the buffer; zero-copy semantics may alias the source until the
+ * storage is released: done_with_host_buffer says when it may go. */
+static void finish(PJRT_Client_BufferFromHostBuffer_Args *a) {
+    if (raw_buffer_destroy(api, a->buffer) != PJDL_OK)
+        die("PJRT_Buffer_Destroy failed", "");
+    if (a->done_with_host_buffer != NULL) {
+        check(raw_event_await(api, a->done_with_host_buffer, msg, sizeof msg),
+              "PJRT_Event_Await (done_with_host_buffer)");
+        check(raw_event_destroy(api, a->done_with_host_buffer, msg, sizeof msg),
+              "PJRT_Event_Destroy (done_with_host_buffer)");
+    }
+}
+
+/* libFuzzer's entry point (it declares none for C). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (api == NULL)
+        setup();
+    fz_reader r = {data, size};
+    static hb_case c; /* large: not on the stack */
+    decode(&r, &c);
+    if (!judge(&c))
+        return 0; /* valid but too large to back with memory */
+    PJRT_Buffer_MemoryLayout layout;
+    read_layout(&r, &c, &layout);
     static _Alignas(64) unsigned char dummy[64];
     unsigned char *src = NULL;
     const void *host = dummy;
-    if (!reject && hi > lo) {
-        src = malloc((size_t)(hi - lo));
+    if (!c.reject && c.hi > c.lo) {
+        src = malloc((size_t)(c.hi - c.lo));
         if (src == NULL)
             abort();
-        for (int64_t i = 0; i < hi - lo; i++)
+        for (int64_t i = 0; i < c.hi - c.lo; i++)
             src[i] = (unsigned char)(i * 13 + 5);
-        host = src - lo;
+        host = src - c.lo;
     }
-
     PJRT_Client_BufferFromHostBuffer_Args a = {
         .struct_size = PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE,
-        .client = clients[plat],
+        .client = clients[c.plat],
         .data = host,
-        .type = type,
-        .dims = null_dims ? NULL : dims,
-        .num_dims = ndim,
-        .byte_strides = has_strides ? strides : NULL,
-        .num_byte_strides = has_strides ? (wrong_count ? ndim + 1 : ndim) : 0,
-        .host_buffer_semantics = sem,
-        .device = devices[plat],
-        .device_layout = layout_kind ? &layout : NULL};
+        .type = c.type,
+        .dims = c.null_dims ? NULL : c.dims,
+        .num_dims = c.ndim,
+        .byte_strides = c.has_strides ? c.strides : NULL,
+        .num_byte_strides = c.has_strides ? (c.wrong_count ? c.ndim + 1 : c.ndim) : 0,
+        .host_buffer_semantics = c.sem,
+        .device = devices[c.plat],
+        .device_layout = c.layout_kind ? &layout : NULL};
     pjdl_code code =
         raw_take_error(api, api->PJRT_Client_BufferFromHostBuffer(&a), msg, sizeof msg);
     if (code != PJDL_OK) {
@@ -202,46 +274,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         free(src);
         return 0;
     }
-    if (reject)
+    if (c.reject)
         die("accepted metadata that must be rejected", "");
-
-    /* Read back compact row-major and compare with a naive walk. */
-    unsigned char *out = malloc(nbytes ? nbytes : 1);
-    if (out == NULL)
-        abort();
-    int64_t row_major[64];
-    uint64_t s = es; /* unsigned: an empty array's other dims may be huge */
-    for (size_t i = ndim; i-- > 0;) {
-        row_major[i] = (int64_t)s;
-        s *= dims[i] > 0 ? (uint64_t)dims[i] : 1;
-    }
-    PJRT_Buffer_MemoryLayout host_layout = {.struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE,
-                                            .type = PJRT_Buffer_MemoryLayout_Type_Strides};
-    host_layout.strides.struct_size = PJRT_Buffer_MemoryLayout_Strides_STRUCT_SIZE;
-    host_layout.strides.byte_strides = row_major;
-    host_layout.strides.num_byte_strides = ndim;
-    PJRT_Buffer_ToHostBuffer_Args t = {
-        .src = a.buffer, .host_layout = &host_layout, .dst = out, .dst_size = nbytes};
-    check(raw_buffer_to_host(api, &t, msg, sizeof msg), "PJRT_Buffer_ToHostBuffer");
-    /* Every element of small arrays, a spread of a few thousand otherwise. */
-    uint64_t step = elements / 4096 + 1;
-    for (uint64_t lin = 0; lin < elements; lin += step) {
-        int64_t off = -lo + fz_offset(lin, dims, ndim, strides);
-        if (es == 1 ? ((out[lin] ^ src[off]) & mask) != 0
-                    : memcmp(out + lin * es, src + off, es) != 0)
-            die("read-back element differs from the source", "");
-    }
-    free(out);
-    if (raw_buffer_destroy(api, a.buffer) != PJDL_OK)
-        die("PJRT_Buffer_Destroy failed", "");
-    /* Zero-copy semantics may alias src until the storage is released:
-     * done_with_host_buffer says when the source may go. */
-    if (a.done_with_host_buffer != NULL) {
-        check(raw_event_await(api, a.done_with_host_buffer, msg, sizeof msg),
-              "PJRT_Event_Await (done_with_host_buffer)");
-        check(raw_event_destroy(api, a.done_with_host_buffer, msg, sizeof msg),
-              "PJRT_Event_Destroy (done_with_host_buffer)");
-    }
+    compare_read_back(&c, a.buffer, src);
+    finish(&a);
     free(src);
     return 0;
 }

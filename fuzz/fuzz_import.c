@@ -134,137 +134,124 @@ static void compare(pjdl_buffer *buf, const unsigned char *base, const int64_t *
     free(out);
 }
 
-/* libFuzzer's entry point (it declares none for C). */
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* One input, decoded, with what the harness derives from it. */
+typedef struct im_case {
+    bool legacy, bad_version, null_shape, null_strides, null_data, misaligned;
+    pjdl_copy copy;
+    uint64_t flags, byte_offset;
+    DLDevice device;
+    int32_t ndim;
+    DLDataType dtype;
+    bool reject, packed, backed;
+    unsigned sub_bits;
+    size_t es;
+    uint64_t elements;
+    int64_t lo, hi;
+    int64_t shape[MAX_STORED], strides[MAX_STORED], byte_strides[MAX_STORED];
+} im_case;
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+static void decode(fz_reader *r, im_case *c) {
     static const int32_t odd_ndims[8] = {-1, 64, 65, 127, INT32_MIN, 7, 100, 2};
-    if (client == NULL)
-        setup();
-    fz_reader r = {data, size};
-    uint8_t ctl = fz_u8(&r);
-    bool legacy = ctl & 1;
     static const pjdl_copy copies[4] = {PJDL_COPY_IF_NEEDED, PJDL_COPY_NEVER, PJDL_COPY_ALWAYS,
                                         (pjdl_copy)7};
-    pjdl_copy copy = copies[(ctl >> 1) & 3];
-    uint64_t flags = 0;
+    uint8_t ctl = fz_u8(r);
+    c->legacy = ctl & 1;
+    c->copy = copies[(ctl >> 1) & 3];
+    c->flags = 0;
     if (ctl & 0x08)
-        flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
+        c->flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
     if (ctl & 0x10)
-        flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
+        c->flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
     if (ctl & 0x20)
-        flags |= DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
-    bool bad_version = (ctl & 0x40) != 0, null_shape = (ctl & 0x80) != 0;
-    uint8_t dev = fz_u8(&r);
-    DLDevice device = {kDLCPU, 0};
+        c->flags |= DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
+    c->bad_version = (ctl & 0x40) != 0;
+    c->null_shape = (ctl & 0x80) != 0;
+    uint8_t dev = fz_u8(r);
+    c->device = (DLDevice){kDLCPU, 0};
     if (dev >= 0xE0) {
-        device.device_type = (DLDeviceType)(dev - 0xE0);
-        device.device_id = dev == 0xE1 ? 1 : 0;
+        c->device.device_type = (DLDeviceType)(dev - 0xE0);
+        c->device.device_id = dev == 0xE1 ? 1 : 0;
     }
-    uint8_t sel = fz_u8(&r);
-    int32_t ndim = sel < 0xF8 ? sel % 6 : odd_ndims[sel - 0xF8];
-    DLDataType dtype;
-    dtype.code = fz_u8(&r);
-    dtype.bits = fz_u8(&r);
-    uint8_t lanes = fz_u8(&r);
-    dtype.lanes = lanes == 0 ? 1 : lanes;
-    uint8_t sctl = fz_u8(&r);
-    bool null_strides = sctl & 1;
-    uint64_t byte_offset = (sctl & 2) ? fz_u64(&r) : fz_u8(&r) % 64;
-    bool null_data = (sctl >> 2 & 3) == 1, misaligned = (sctl >> 2 & 3) == 2;
-
-    int64_t shape[MAX_STORED], strides[MAX_STORED], byte_strides[MAX_STORED];
-    int32_t stored = ndim < 0 ? 0 : ndim > MAX_STORED ? MAX_STORED : ndim;
+    uint8_t sel = fz_u8(r);
+    c->ndim = sel < 0xF8 ? sel % 6 : odd_ndims[sel - 0xF8];
+    c->dtype.code = fz_u8(r);
+    c->dtype.bits = fz_u8(r);
+    uint8_t lanes = fz_u8(r);
+    c->dtype.lanes = lanes == 0 ? 1 : lanes;
+    uint8_t sctl = fz_u8(r);
+    c->null_strides = sctl & 1;
+    c->byte_offset = (sctl & 2) ? fz_u64(r) : fz_u8(r) % 64;
+    c->null_data = (sctl >> 2 & 3) == 1;
+    c->misaligned = (sctl >> 2 & 3) == 2;
+    int32_t stored = c->ndim < 0 ? 0 : c->ndim > MAX_STORED ? MAX_STORED : c->ndim;
     for (int32_t i = 0; i < stored; i++)
-        shape[i] = fz_dim(&r);
+        c->shape[i] = fz_dim(r);
     for (int32_t i = 0; i < stored; i++)
-        strides[i] = stride(&r);
+        c->strides[i] = stride(r);
+}
 
-    /* What must be rejected, decided without the library. */
-    bool reject = ndim < 0 || ndim > 64 || (null_shape && ndim > 0) || dtype.bits == 0 ||
-                  (bad_version && !legacy) || device.device_type != kDLCPU || (int)copy == 7;
-    unsigned sub_bits = dtype.lanes == 1 && dtype.bits < 8 ? dtype.bits : 0;
-    bool packed = sub_bits && (legacy || !(flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED));
+/* The byte strides of the memory the metadata describes and its span
+ * [lo, hi) (c->backed: memory of at most MAX_SPAN bytes can stand behind
+ * it). */
+static void describe_memory(im_case *c) {
+    int32_t ndim = c->ndim;
+    size_t es = c->es;
+    bool ok = true;
+    for (int32_t i = 0; i < ndim; i++) {
+        int64_t s = 1;
+        if (c->elements == 0)
+            s = 0; /* unused */
+        else if (!c->null_strides)
+            s = c->strides[i];
+        else
+            for (int32_t k = i + 1; k < ndim; k++)
+                s *= c->shape[k]; /* bounded: the element count fits */
+        if (__builtin_mul_overflow(s, (int64_t)es, &c->byte_strides[i]))
+            ok = false;
+    }
+    int64_t width;
+    c->backed = ok && fz_span(c->shape, (size_t)ndim, c->byte_strides, es, &c->lo, &c->hi) &&
+                !__builtin_sub_overflow(c->hi, c->lo, &width) && width <= MAX_SPAN &&
+                (!c->packed || c->lo == 0);
+    if (c->packed) /* [0, hi) elements: the bytes their bits reach */
+        c->hi = (c->hi * c->sub_bits + 7) / 8;
+}
+
+/* What must be rejected, decided without the library (c->reject), and
+ * whether memory can back the tensor. False: plausible but too large (or
+ * unrepresentable) to back, to be skipped. */
+static bool judge(im_case *c) {
+    int32_t ndim = c->ndim;
+    DLDataType dtype = c->dtype;
+    c->reject = ndim < 0 || ndim > 64 || (c->null_shape && ndim > 0) || dtype.bits == 0 ||
+                (c->bad_version && !c->legacy) || c->device.device_type != kDLCPU ||
+                (int)c->copy == 7;
+    c->sub_bits = dtype.lanes == 1 && dtype.bits < 8 ? dtype.bits : 0;
+    c->packed =
+        c->sub_bits && (c->legacy || !(c->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED));
     /* kDLCPU with any device_id is host memory (dlpack.h gives it id 0, and
      * the library accepts the others as the host): not a reason to refuse. */
-    uint64_t elements = 1;
-    if (!reject && !fz_count(shape, (size_t)ndim, &elements))
-        reject = true;
-    size_t es = elem_bytes(dtype);
-    if (!reject && null_data && elements > 0)
-        reject = true; /* no memory behind a non-empty tensor */
-    uint64_t nbytes = elements;
-    int64_t lo = 0, hi = 0;
-    bool backed = false; /* real memory matching the metadata */
-    if (!reject && es != 0 && !fz_mul(&nbytes, es) && nbytes <= (uint64_t)MAX_SPAN &&
-        byte_offset <= (uint64_t)MAX_SPAN) {
-        bool ok = true;
-        for (int32_t i = 0; i < ndim; i++) {
-            int64_t s = 1;
-            if (elements == 0)
-                s = 0; /* unused */
-            else if (!null_strides)
-                s = strides[i];
-            else
-                for (int32_t k = i + 1; k < ndim; k++)
-                    s *= shape[k]; /* bounded: the element count fits */
-            if (__builtin_mul_overflow(s, (int64_t)es, &byte_strides[i]))
-                ok = false;
-        }
-        int64_t width;
-        backed = ok && fz_span(shape, (size_t)ndim, byte_strides, es, &lo, &hi) &&
-                 !__builtin_sub_overflow(hi, lo, &width) && width <= MAX_SPAN &&
-                 (!packed || lo == 0);
-        if (packed) /* [0, hi) elements: the bytes their bits reach */
-            hi = (hi * sub_bits + 7) / 8;
-    }
-    if (!reject && !backed && es != 0)
-        return 0; /* plausible but too large (or unrepresentable) to back */
+    c->elements = 1;
+    if (!c->reject && !fz_count(c->shape, (size_t)ndim, &c->elements))
+        c->reject = true;
+    c->es = elem_bytes(dtype);
+    if (!c->reject && c->null_data && c->elements > 0)
+        c->reject = true; /* no memory behind a non-empty tensor */
+    uint64_t nbytes = c->elements;
+    c->lo = c->hi = 0;
+    c->backed = false;
+    if (!c->reject && c->es != 0 && !fz_mul(&nbytes, c->es) && nbytes <= (uint64_t)MAX_SPAN &&
+        c->byte_offset <= (uint64_t)MAX_SPAN)
+        describe_memory(c);
+    return c->reject || c->backed || c->es == 0;
+}
 
-    static _Alignas(64) unsigned char dummy[64];
-    unsigned char *storage = NULL, *base = NULL;
-    void *tensor_data = null_data ? NULL : dummy;
-    if (backed && hi > lo && !null_data) {
-        storage = malloc((size_t)(hi - lo) + 1);
-        if (storage == NULL)
-            abort();
-        base = storage + (misaligned ? 1 : 0) - lo; /* element 0 */
-        for (int64_t i = 0; i < hi - lo; i++)
-            storage[i + (misaligned ? 1 : 0)] = (unsigned char)(i * 29 + 3);
-        tensor_data = base - byte_offset;
-    }
-
-    DLTensor t = {.data = tensor_data,
-                  .device = device,
-                  .ndim = ndim,
-                  .dtype = dtype,
-                  .shape = null_shape ? NULL : shape,
-                  .strides = null_strides ? NULL : strides,
-                  .byte_offset = byte_offset};
-    DLManagedTensorVersioned v = {.version = {bad_version ? 2 : DLPACK_MAJOR_VERSION, 0},
-                                  .deleter = deleter_v,
-                                  .flags = flags,
-                                  .dl_tensor = t};
-    DLManagedTensor l = {.dl_tensor = t, .deleter = deleter_l};
-    pjdl_import_options o = PJDL_IMPORT_OPTIONS_INIT;
-    o.copy = copy;
-    pjdl_buffer *buf = NULL;
-    deleted = 0;
-    pjdl_code code = legacy ? pjdl_import_legacy(&client, 1, &l, &o, &buf)
-                            : pjdl_import(&client, 1, &v, &o, &buf);
-    if (code != PJDL_OK) {
-        if (__atomic_load_n(&deleted, __ATOMIC_SEQ_CST) != 0)
-            fail("the deleter ran on a failed import");
-        if (code != PJDL_INVALID_ARGUMENT && code != PJDL_UNIMPLEMENTED && code != PJDL_NOT_FOUND)
-            fail("unexpected error code");
-        if (pjdl_last_error()[0] == '\0')
-            fail("error without a message");
-        free(storage);
-        return 0;
-    }
-    if (reject)
+/* The import of a tensor the library accepted: the deleter's count, the
+ * values, and the deleter exactly once after the release. */
+static void check_accepted(const im_case *c, pjdl_buffer *buf, const unsigned char *base) {
+    if (c->reject)
         fail("accepted a tensor that must be rejected");
-    if (!backed)
+    if (!c->backed)
         fail("accepted a tensor whose memory the harness could not describe");
     if (__atomic_load_n(&deleted, __ATOMIC_SEQ_CST) > 1)
         fail("the deleter ran more than once during import");
@@ -272,15 +259,71 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
      * last dimension doubled: the buffer is not the tensor's shape, so its
      * values are left to test_conformance's import_float4_pairs; memory
      * safety, refusals and the deleter are still checked here. */
-    bool fp4_pairs = dtype.code == kDLFloat4_e2m1fn && dtype.bits == 4 && dtype.lanes == 2;
+    DLDataType d = c->dtype;
+    bool fp4_pairs = d.code == kDLFloat4_e2m1fn && d.bits == 4 && d.lanes == 2;
     if (!fp4_pairs)
-        compare(buf, base, shape, ndim, byte_strides, es, elements, sub_bits, packed);
+        compare(buf, base, c->shape, c->ndim, c->byte_strides, c->es, c->elements, c->sub_bits,
+                c->packed);
     pjdl_buffer_release(buf);
     /* The deleter may come from a plugin thread once PJRT lets go. */
     for (int i = 0; i < 2000 && __atomic_load_n(&deleted, __ATOMIC_SEQ_CST) == 0; i++)
         usleep(500);
     if (__atomic_load_n(&deleted, __ATOMIC_SEQ_CST) != 1)
         fail("the deleter did not run exactly once after release");
+}
+
+/* libFuzzer's entry point (it declares none for C). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (client == NULL)
+        setup();
+    fz_reader r = {data, size};
+    static im_case c; /* large: not on the stack */
+    decode(&r, &c);
+    if (!judge(&c))
+        return 0; /* plausible but too large (or unrepresentable) to back */
+    static _Alignas(64) unsigned char dummy[64];
+    unsigned char *storage = NULL, *base = NULL;
+    void *tensor_data = c.null_data ? NULL : dummy;
+    if (c.backed && c.hi > c.lo && !c.null_data) {
+        int64_t skew = c.misaligned ? 1 : 0;
+        storage = malloc((size_t)(c.hi - c.lo) + 1);
+        if (storage == NULL)
+            abort();
+        base = storage + skew - c.lo; /* element 0 */
+        for (int64_t i = 0; i < c.hi - c.lo; i++)
+            storage[i + skew] = (unsigned char)(i * 29 + 3);
+        tensor_data = base - c.byte_offset;
+    }
+    DLTensor t = {.data = tensor_data,
+                  .device = c.device,
+                  .ndim = c.ndim,
+                  .dtype = c.dtype,
+                  .shape = c.null_shape ? NULL : c.shape,
+                  .strides = c.null_strides ? NULL : c.strides,
+                  .byte_offset = c.byte_offset};
+    DLManagedTensorVersioned v = {.version = {c.bad_version ? 2 : DLPACK_MAJOR_VERSION, 0},
+                                  .deleter = deleter_v,
+                                  .flags = c.flags,
+                                  .dl_tensor = t};
+    DLManagedTensor l = {.dl_tensor = t, .deleter = deleter_l};
+    pjdl_import_options o = PJDL_IMPORT_OPTIONS_INIT;
+    o.copy = c.copy;
+    pjdl_buffer *buf = NULL;
+    deleted = 0;
+    pjdl_code code = c.legacy ? pjdl_import_legacy(&client, 1, &l, &o, &buf)
+                              : pjdl_import(&client, 1, &v, &o, &buf);
+    if (code == PJDL_OK) {
+        check_accepted(&c, buf, base);
+    } else {
+        if (__atomic_load_n(&deleted, __ATOMIC_SEQ_CST) != 0)
+            fail("the deleter ran on a failed import");
+        if (code != PJDL_INVALID_ARGUMENT && code != PJDL_UNIMPLEMENTED && code != PJDL_NOT_FOUND)
+            fail("unexpected error code");
+        if (pjdl_last_error()[0] == '\0')
+            fail("error without a message");
+    }
     free(storage);
     return 0;
 }

@@ -264,12 +264,11 @@ static void test_client_queries(void **state) {
     pu_destroy_client(c);
 }
 
-static void check_device(PJRT_Device *dev, int id, const char *kind, size_t num_memories) {
+/* The device description's id, process, kind, strings and attributes; the
+ * attributes are returned for the device's own to be compared with. */
+static PJRT_DeviceDescription_Attributes_Args check_description(PJRT_DeviceDescription *desc,
+                                                                int id, const char *kind) {
     const PJRT_Api *api = pu_api;
-    PJRT_Device_GetDescription_Args g = {.struct_size = PJRT_Device_GetDescription_Args_STRUCT_SIZE,
-                                         .device = dev};
-    PU_OK(api->PJRT_Device_GetDescription(&g));
-    PJRT_DeviceDescription *desc = g.device_description;
     PJRT_DeviceDescription_Id_Args i = {.struct_size = PJRT_DeviceDescription_Id_Args_STRUCT_SIZE,
                                         .device_description = desc};
     PU_OK(api->PJRT_DeviceDescription_Id(&i));
@@ -301,6 +300,52 @@ static void check_device(PJRT_Device *dev, int id, const char *kind, size_t num_
         .device_description = desc};
     PU_OK(api->PJRT_DeviceDescription_Attributes(&at));
     assert_true(at.num_attributes >= 1);
+    return at;
+}
+
+/* Memory `j` of device `dev` (of `num_memories`, device `id`). */
+static void check_memory(PJRT_Device *dev, PJRT_Memory *mem, int id, size_t j,
+                         size_t num_memories) {
+    const PJRT_Api *api = pu_api;
+    PJRT_Memory_AddressableByDevices_Args ab = {
+        .struct_size = PJRT_Memory_AddressableByDevices_Args_STRUCT_SIZE, .memory = mem};
+    PU_OK(api->PJRT_Memory_AddressableByDevices(&ab));
+    assert_int_equal(ab.num_devices, 1);
+    assert_ptr_equal(ab.devices[0], dev);
+    PJRT_Memory_Kind_Args mk = {.struct_size = PJRT_Memory_Kind_Args_STRUCT_SIZE, .memory = mem};
+    PU_OK(api->PJRT_Memory_Kind(&mk));
+    const char *want_kind = j == 0 ? "device" : "pinned_host";
+    assert_int_equal(mk.kind_size, strlen(want_kind));
+    assert_memory_equal(mk.kind, want_kind, mk.kind_size);
+    PJRT_Memory_Kind_Id_Args mki = {.struct_size = PJRT_Memory_Kind_Id_Args_STRUCT_SIZE,
+                                    .memory = mem};
+    PU_OK(api->PJRT_Memory_Kind_Id(&mki));
+    assert_int_equal(mki.kind_id, (int)j);
+    PJRT_Memory_Id_Args mi = {.struct_size = PJRT_Memory_Id_Args_STRUCT_SIZE, .memory = mem};
+    PU_OK(api->PJRT_Memory_Id(&mi));
+    assert_int_equal(mi.id, (int)(id * num_memories + j));
+    PJRT_Memory_DebugString_Args md = {.struct_size = PJRT_Memory_DebugString_Args_STRUCT_SIZE,
+                                       .memory = mem};
+    PU_OK(api->PJRT_Memory_DebugString(&md));
+    assert_true(md.debug_string_size > 0);
+    PJRT_Memory_ToString_Args mt = {.struct_size = PJRT_Memory_ToString_Args_STRUCT_SIZE,
+                                    .memory = mem};
+    PU_OK(api->PJRT_Memory_ToString(&mt));
+    assert_true(mt.to_string_size > 0);
+    /* The memory's function table: user data by key. */
+    static int key;
+    assert_non_null(mem->vtable);
+    assert_null(mem->vtable->get_user_data(mem, &key));
+    mem->vtable->set_user_data(mem, &key, &key, NULL);
+    assert_ptr_equal(mem->vtable->get_user_data(mem, &key), &key);
+}
+
+static void check_device(PJRT_Device *dev, int id, const char *kind, size_t num_memories) {
+    const PJRT_Api *api = pu_api;
+    PJRT_Device_GetDescription_Args g = {.struct_size = PJRT_Device_GetDescription_Args_STRUCT_SIZE,
+                                         .device = dev};
+    PU_OK(api->PJRT_Device_GetDescription(&g));
+    PJRT_DeviceDescription_Attributes_Args at = check_description(g.device_description, id, kind);
     PJRT_Device_GetAttributes_Args ga = {.struct_size = PJRT_Device_GetAttributes_Args_STRUCT_SIZE,
                                          .device = dev};
     PU_OK(api->PJRT_Device_GetAttributes(&ga));
@@ -325,41 +370,8 @@ static void check_device(PJRT_Device *dev, int id, const char *kind, size_t num_
                                          .device = dev};
     PU_OK(api->PJRT_Device_DefaultMemory(&dm));
     assert_ptr_equal(dm.memory, m.memories[0]);
-    for (size_t j = 0; j < m.num_memories; j++) {
-        PJRT_Memory *mem = m.memories[j];
-        PJRT_Memory_AddressableByDevices_Args ab = {
-            .struct_size = PJRT_Memory_AddressableByDevices_Args_STRUCT_SIZE, .memory = mem};
-        PU_OK(api->PJRT_Memory_AddressableByDevices(&ab));
-        assert_int_equal(ab.num_devices, 1);
-        assert_ptr_equal(ab.devices[0], dev);
-        PJRT_Memory_Kind_Args mk = {.struct_size = PJRT_Memory_Kind_Args_STRUCT_SIZE,
-                                    .memory = mem};
-        PU_OK(api->PJRT_Memory_Kind(&mk));
-        const char *want_kind = j == 0 ? "device" : "pinned_host";
-        assert_int_equal(mk.kind_size, strlen(want_kind));
-        assert_memory_equal(mk.kind, want_kind, mk.kind_size);
-        PJRT_Memory_Kind_Id_Args mki = {.struct_size = PJRT_Memory_Kind_Id_Args_STRUCT_SIZE,
-                                        .memory = mem};
-        PU_OK(api->PJRT_Memory_Kind_Id(&mki));
-        assert_int_equal(mki.kind_id, (int)j);
-        PJRT_Memory_Id_Args mi = {.struct_size = PJRT_Memory_Id_Args_STRUCT_SIZE, .memory = mem};
-        PU_OK(api->PJRT_Memory_Id(&mi));
-        assert_int_equal(mi.id, (int)(id * num_memories + j));
-        PJRT_Memory_DebugString_Args md = {.struct_size = PJRT_Memory_DebugString_Args_STRUCT_SIZE,
-                                           .memory = mem};
-        PU_OK(api->PJRT_Memory_DebugString(&md));
-        assert_true(md.debug_string_size > 0);
-        PJRT_Memory_ToString_Args mt = {.struct_size = PJRT_Memory_ToString_Args_STRUCT_SIZE,
-                                        .memory = mem};
-        PU_OK(api->PJRT_Memory_ToString(&mt));
-        assert_true(mt.to_string_size > 0);
-        /* The memory's function table: user data by key. */
-        static int key;
-        assert_non_null(mem->vtable);
-        assert_null(mem->vtable->get_user_data(mem, &key));
-        mem->vtable->set_user_data(mem, &key, &key, NULL);
-        assert_ptr_equal(mem->vtable->get_user_data(mem, &key), &key);
-    }
+    for (size_t j = 0; j < m.num_memories; j++)
+        check_memory(dev, m.memories[j], id, j, num_memories);
 }
 
 static void test_devices_and_memories(void **state) {

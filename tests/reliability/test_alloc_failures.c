@@ -55,124 +55,142 @@ static void wait_deleted(lib_tensor *t, int want) {
         usleep(100);
 }
 
-/* Runs the scenario once; true if every step succeeded. */
-static bool scenario(const char *platform, long n) {
+/* One run of the scenario: what it made, and whether every step so far
+ * succeeded. */
+typedef struct scn {
+    const char *platform;
+    long n;
+    bool all;
     float src[N];
-    for (int i = 0; i < N; i++)
-        src[i] = (float)i * 0.5f - 3.0f;
-    const int64_t dims[2] = {ROWS, COLS};
-    bool all = true;
-    pjdl_plugin *plugin = NULL;
-    pjdl_client *client = NULL;
-    pjdl_buffer *b = NULL, *view = NULL, *copied = NULL, *maybe_view = NULL, *bcast = NULL;
-    DLManagedTensorVersioned *exported = NULL;
-    DLManagedTensor *host_copy = NULL;
+    pjdl_plugin *plugin;
+    pjdl_client *client;
+    pjdl_buffer *b, *view, *copied, *maybe_view, *bcast;
+    DLManagedTensorVersioned *exported;
+    DLManagedTensor *host_copy;
     lib_tensor always, if_needed, row;
     float always_data[N], if_needed_data[N], row_data[COLS], rows[N];
-    memcpy(always_data, src, sizeof src);
-    memcpy(if_needed_data, src, sizeof src);
-    memcpy(row_data, src, sizeof row_data);
-    for (int i = 0; i < N; i++)
-        rows[i] = src[i % COLS];
-    const int64_t broadcast[2] = {0, 1};
-    lib_tensor_init(&always, always_data, lib_dtype(kDLFloat, 32), 2, dims, NULL);
-    lib_tensor_init(&if_needed, if_needed_data, lib_dtype(kDLFloat, 32), 2, dims, NULL);
-    lib_tensor_init(&row, row_data, lib_dtype(kDLFloat, 32), 2, dims, broadcast);
-    bool always_ok = false, if_needed_ok = false, row_ok = false;
+    bool always_ok, if_needed_ok, row_ok;
+} scn;
 
+/* step() for the scenario: false (and all false) when the call failed. */
+static bool scn_step(scn *s, pjdl_code code, const char *what) {
+    bool ok = step(code, what, s->platform, s->n);
+    s->all = s->all && ok;
+    return ok;
+}
+
+static void scn_init(scn *s, const char *platform, long n) {
+    static const int64_t dims[2] = {ROWS, COLS}, broadcast[2] = {0, 1};
+    memset(s, 0, sizeof *s);
+    s->platform = platform;
+    s->n = n;
+    s->all = true;
+    for (int i = 0; i < N; i++)
+        s->src[i] = (float)i * 0.5f - 3.0f;
+    memcpy(s->always_data, s->src, sizeof s->src);
+    memcpy(s->if_needed_data, s->src, sizeof s->src);
+    memcpy(s->row_data, s->src, sizeof s->row_data);
+    for (int i = 0; i < N; i++)
+        s->rows[i] = s->src[i % COLS];
+    lib_tensor_init(&s->always, s->always_data, lib_dtype(kDLFloat, 32), 2, dims, NULL);
+    lib_tensor_init(&s->if_needed, s->if_needed_data, lib_dtype(kDLFloat, 32), 2, dims, NULL);
+    lib_tensor_init(&s->row, s->row_data, lib_dtype(kDLFloat, 32), 2, dims, broadcast);
+}
+
+/* Export, and import the export back: a view of the plugin's memory. */
+static void scn_export_and_view(scn *s) {
+    pjdl_export_options eo = PJDL_EXPORT_OPTIONS_INIT;
+    if (!scn_step(s, pjdl_buffer_export(s->b, &eo, &s->exported), "pjdl_buffer_export"))
+        return;
+    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
+    io.copy = PJDL_COPY_NEVER;
+    if (scn_step(s, pjdl_import(&s->client, 1, s->exported, &io, &s->view),
+                 "pjdl_import (view of an export)")) {
+        s->exported = NULL; /* the library owns it now */
+        expect_contents(s->view, s->src, s->platform, s->n, &s->all);
+    }
+}
+
+/* Host tensors: an explicit copy, whatever is cheapest, and a broadcast. */
+static void scn_host_imports(scn *s) {
+    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
+    io.copy = PJDL_COPY_ALWAYS;
+    io.device = pjdl_client_device(s->client, 0);
+    s->always_ok = scn_step(s, pjdl_import(&s->client, 1, &s->always.v, &io, &s->copied),
+                            "pjdl_import (copy=ALWAYS)");
+    if (s->always_ok)
+        expect_contents(s->copied, s->src, s->platform, s->n, &s->all);
+    io.copy = PJDL_COPY_IF_NEEDED;
+    s->if_needed_ok = scn_step(s, pjdl_import(&s->client, 1, &s->if_needed.v, &io, &s->maybe_view),
+                               "pjdl_import (copy=IF_NEEDED)");
+    if (s->if_needed_ok)
+        expect_contents(s->maybe_view, s->src, s->platform, s->n, &s->all);
+    s->row_ok = scn_step(s, pjdl_import(&s->client, 1, &s->row.v, &io, &s->bcast),
+                         "pjdl_import (broadcast)");
+    if (s->row_ok)
+        expect_contents(s->bcast, s->rows, s->platform, s->n, &s->all);
+}
+
+/* A host copy as a legacy tensor. */
+static void scn_host_copy(scn *s) {
+    pjdl_export_options co = PJDL_EXPORT_OPTIONS_INIT;
+    co.copy = PJDL_COPY_ALWAYS;
+    if (scn_step(s, pjdl_buffer_export_legacy(s->b, &co, &s->host_copy),
+                 "pjdl_buffer_export_legacy (copy)")) {
+        assert_int_equal(s->host_copy->dl_tensor.device.device_type, kDLCPU);
+        assert_memory_equal(s->host_copy->dl_tensor.data, s->src, sizeof s->src);
+    }
+}
+
+/* Releases everything in an order unlike creation (the library must
+ * cope), and checks each imported tensor's deleter ran once if and only if
+ * its import succeeded. */
+static void scn_release(scn *s) {
+    if (s->host_copy != NULL)
+        s->host_copy->deleter(s->host_copy);
+    if (s->exported != NULL)
+        s->exported->deleter(s->exported); /* its import failed: still ours */
+    pjdl_buffer_release(s->b);
+    pjdl_buffer_release(s->view);
+    pjdl_buffer_release(s->copied);
+    pjdl_buffer_release(s->maybe_view);
+    pjdl_buffer_release(s->bcast);
+    pjdl_client_release(s->client);
+    pjdl_plugin_release(s->plugin);
+    wait_deleted(&s->always, s->always_ok);
+    wait_deleted(&s->if_needed, s->if_needed_ok);
+    wait_deleted(&s->row, s->row_ok);
+    assert_int_equal(s->row.deleted, s->row_ok ? 1 : 0);
+    assert_int_equal(s->always.deleted, s->always_ok ? 1 : 0);
+    assert_int_equal(s->if_needed.deleted, s->if_needed_ok ? 1 : 0);
+}
+
+/* Runs the scenario once; true if every step succeeded. */
+static bool scenario(const char *platform, long n) {
+    static const int64_t dims[2] = {ROWS, COLS};
+    scn run, *s = &run;
+    scn_init(s, platform, n);
     /* The registry: a copy of the name each time (freed when known). */
-    if (!step(pjdl_register_platform("reliability-test", kDLExtDev, kDLCPU),
-              "pjdl_register_platform", platform, n))
-        all = false;
-    if (!step(pjdl_plugin_load(lib_plugin_path(), &plugin), "pjdl_plugin_load", platform, n))
+    scn_step(s, pjdl_register_platform("reliability-test", kDLExtDev, kDLCPU),
+             "pjdl_register_platform");
+    if (!step(pjdl_plugin_load(lib_plugin_path(), &s->plugin), "pjdl_plugin_load", platform, n))
         return false;
     pjdl_option opt = {.name = "platform", .type = PJDL_OPTION_STRING};
     opt.value.string_value = platform;
-    if (!step(pjdl_client_create(plugin, &opt, 1, &client), "pjdl_client_create", platform, n)) {
-        all = false;
-        goto out;
+    if (scn_step(s, pjdl_client_create(s->plugin, &opt, 1, &s->client), "pjdl_client_create") &&
+        scn_step(s,
+                 pjdl_buffer_from_host(s->client, s->src, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL,
+                                       &s->b),
+                 "pjdl_buffer_from_host")) {
+        expect_contents(s->b, s->src, platform, n, &s->all);
+        /* From here on reads go through the library's deadline path. */
+        pjdl_client_set_wait_timeout(s->client, 60000);
+        scn_export_and_view(s);
+        scn_host_imports(s);
+        scn_host_copy(s);
     }
-    if (!step(pjdl_buffer_from_host(client, src, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b),
-              "pjdl_buffer_from_host", platform, n)) {
-        all = false;
-        goto out;
-    }
-    expect_contents(b, src, platform, n, &all);
-    /* From here on reads go through the library's deadline path. */
-    pjdl_client_set_wait_timeout(client, 60000);
-
-    /* Export, and import the export back: a view of the plugin's memory. */
-    pjdl_export_options eo = PJDL_EXPORT_OPTIONS_INIT;
-    if (step(pjdl_buffer_export(b, &eo, &exported), "pjdl_buffer_export", platform, n)) {
-        pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
-        io.copy = PJDL_COPY_NEVER;
-        if (step(pjdl_import(&client, 1, exported, &io, &view), "pjdl_import (view of an export)",
-                 platform, n)) {
-            exported = NULL; /* the library owns it now */
-            expect_contents(view, src, platform, n, &all);
-        } else {
-            all = false;
-        }
-    } else {
-        all = false;
-    }
-
-    /* Host tensors: an explicit copy, and whatever is cheapest. */
-    pjdl_import_options io = PJDL_IMPORT_OPTIONS_INIT;
-    io.copy = PJDL_COPY_ALWAYS;
-    io.device = pjdl_client_device(client, 0);
-    always_ok = step(pjdl_import(&client, 1, &always.v, &io, &copied), "pjdl_import (copy=ALWAYS)",
-                     platform, n);
-    if (always_ok)
-        expect_contents(copied, src, platform, n, &all);
-    else
-        all = false;
-    io.copy = PJDL_COPY_IF_NEEDED;
-    if_needed_ok = step(pjdl_import(&client, 1, &if_needed.v, &io, &maybe_view),
-                        "pjdl_import (copy=IF_NEEDED)", platform, n);
-    if (if_needed_ok)
-        expect_contents(maybe_view, src, platform, n, &all);
-    else
-        all = false;
-
-    row_ok =
-        step(pjdl_import(&client, 1, &row.v, &io, &bcast), "pjdl_import (broadcast)", platform, n);
-    if (row_ok)
-        expect_contents(bcast, rows, platform, n, &all);
-    else
-        all = false;
-
-    /* A host copy as a legacy tensor. */
-    pjdl_export_options co = PJDL_EXPORT_OPTIONS_INIT;
-    co.copy = PJDL_COPY_ALWAYS;
-    if (step(pjdl_buffer_export_legacy(b, &co, &host_copy), "pjdl_buffer_export_legacy (copy)",
-             platform, n)) {
-        assert_int_equal(host_copy->dl_tensor.device.device_type, kDLCPU);
-        assert_memory_equal(host_copy->dl_tensor.data, src, sizeof src);
-    } else {
-        all = false;
-    }
-
-out:
-    /* Release in an order unlike creation: the library must cope. */
-    if (host_copy != NULL)
-        host_copy->deleter(host_copy);
-    if (exported != NULL)
-        exported->deleter(exported); /* its import failed: still ours */
-    pjdl_buffer_release(b);
-    pjdl_buffer_release(view);
-    pjdl_buffer_release(copied);
-    pjdl_buffer_release(maybe_view);
-    pjdl_buffer_release(bcast);
-    pjdl_client_release(client);
-    pjdl_plugin_release(plugin);
-    wait_deleted(&always, always_ok);
-    wait_deleted(&if_needed, if_needed_ok);
-    wait_deleted(&row, row_ok);
-    assert_int_equal(row.deleted, row_ok ? 1 : 0);
-    assert_int_equal(always.deleted, always_ok ? 1 : 0);
-    assert_int_equal(if_needed.deleted, if_needed_ok ? 1 : 0);
-    return all;
+    scn_release(s);
+    return s->all;
 }
 
 /* Waits (bounded) for the plugin's count to come back: xpu streams may
