@@ -29,9 +29,9 @@ static const char common_options[] =
     "                           or forced: NAME:string=VALUE (:int64, :float,\n"
     "                           :bool, :int64_list)\n"
     "      --json               machine-readable output on stdout\n"
-    "      --timeout-ms N       the longest any one call into the\n"
-    "                           plugin, or any wait, may take (default 30000); the\n"
-    "                           entry point that did not return is named\n"
+    "      --timeout-ms N       the longest any one call into the plugin, or any\n"
+    "                           wait, may take (default 30000); the entry point\n"
+    "                           that did not return is named\n"
     "  -h, --help               this help\n";
 
 static void print_main_help(FILE *out) {
