@@ -213,7 +213,9 @@ static void describe_memory(im_case *c) {
     c->backed = ok && fz_span(c->shape, (size_t)ndim, c->byte_strides, es, &c->lo, &c->hi) &&
                 !__builtin_sub_overflow(c->hi, c->lo, &width) && width <= MAX_SPAN &&
                 (!c->packed || c->lo == 0);
-    if (c->packed) /* [0, hi) elements: the bytes their bits reach */
+    /* [0, hi) elements: the bytes their bits reach (only when backed: hi is
+     * then at most MAX_SPAN; otherwise unused, and may be anything). */
+    if (c->backed && c->packed)
         c->hi = (c->hi * c->sub_bits + 7) / 8;
 }
 
