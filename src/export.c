@@ -333,10 +333,14 @@ static pjdl_code own_device(pjdl_buffer *b, DLDevice *out) {
     uint64_t tag = ((uint64_t)pjdl__platform_generation() + 1) << 32;
     uint64_t kept = atomic_load_explicit(&b->export_device, memory_order_relaxed);
     if ((kept & ~(uint64_t)UINT32_MAX) != tag) {
-        PJDL_TRY(pjdl_device_dl(b->device, b->memory, out));
-        kept = tag | (uint32_t)out->device_type | (out->device_id == 0 ? zero_id : 0);
+        /* Not into *out: its address would escape to pjdl_device_dl, and
+         * the caller's DLDevice would then live in memory, written as two
+         * 4-byte halves and read as one 8-byte value, which the CPU cannot
+         * forward from its store buffer (a stall on every export). */
+        DLDevice fresh;
+        PJDL_TRY(pjdl_device_dl(b->device, b->memory, &fresh));
+        kept = tag | (uint32_t)fresh.device_type | (fresh.device_id == 0 ? zero_id : 0);
         atomic_store_explicit(&b->export_device, kept, memory_order_relaxed);
-        return PJDL_OK;
     }
     out->device_type = (DLDeviceType)(kept & (zero_id - 1));
     out->device_id = (kept & zero_id) ? 0 : pjdl__device_dl_id(b->device);
