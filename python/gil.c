@@ -95,14 +95,9 @@ int pjpy_may_release_gil(void) {
 }
 
 /* Runs a callback (with the GIL) so that the exception being raised, if
- * any, is the one left after it, and none when there was none. */
+ * any, is the one left after it, and none when there was none: restoring
+ * "none" clears whatever the callback left. */
 static void run_keeping_error(void (*run)(void *), void *arg) {
-    if (!PyErr_Occurred()) {
-        run(arg);
-        if (PyErr_Occurred())
-            PyErr_Clear();
-        return;
-    }
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     run(arg);

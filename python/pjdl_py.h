@@ -35,8 +35,9 @@ typedef struct pjpy_client {
      * (PJRT_Client_CreateViewOfDeviceBuffer, no stream) and destroying a
      * buffer. Then from_dlpack tries the view, and a Buffer's release runs,
      * with the GIL kept: releasing and taking it back would cost more than
-     * the calls. Set for this build's reference plugin only (plugin.c); no
-     * other plugin says so of itself. */
+     * the calls. The plugin's promise (pjpy_plugin.sync_views, its int64
+     * attribute pjrt_dlpack_sync_views = 1: plugin.c), copied here for the
+     * hot paths; the reference plugin makes it, XLA's does not. */
     int sync_views;
     /* Intrusive list of live clients, for the module-level from_dlpack;
      * guarded by the GIL. */
