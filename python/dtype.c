@@ -66,6 +66,14 @@ const char *pjpy_dtype_name(PJRT_Buffer_Type type) {
         return "float8_e8m0fnu";
     case PJRT_Buffer_Type_F4E2M1FN:
         return "float4_e2m1fn";
+    case PJRT_Buffer_Type_S1:
+        return "int1";
+    case PJRT_Buffer_Type_U1:
+        return "uint1";
+    case PJRT_Buffer_Type_F6E2M3FN:
+        return "float6_e2m3fn";
+    case PJRT_Buffer_Type_F6E3M2FN:
+        return "float6_e3m2fn";
     default:
         return NULL;
     }
