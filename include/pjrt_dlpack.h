@@ -520,7 +520,11 @@ typedef struct pjdl_import_options {
  * Ownership: on success the library owns `tensor` and calls its deleter
  * exactly once, when PJRT no longer needs the memory (after the view is
  * destroyed and unpinned, or as soon as a copy is complete). On failure the
- * caller keeps `tensor`; its deleter is not called. Every field of the
+ * caller keeps `tensor`; its deleter is not called. The deleter is read
+ * once, during the call: the struct itself is not read after the call
+ * returns. A tensor without a deleter (NULL) can be told nothing later, so
+ * a copy of it is complete when the call returns, and only a view goes on
+ * using its memory (until the buffer is released). Every field of the
  * tensor is validated; a bad one is INVALID_ARGUMENT naming it. A read-only
  * tensor is never viewed as writable: it is copied or refused. A tensor of
  * another DLPack major version is INVALID_ARGUMENT (the caller decides

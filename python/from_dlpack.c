@@ -24,33 +24,33 @@ static const char used_legacy_name[] = "used_dltensor";
 
 typedef struct import_guard {
     DLManagedTensorVersioned tensor; /* what the library sees */
-    int versioned;
-    DLManagedTensorVersioned *versioned_orig;
-    DLManagedTensor *legacy_orig;
+    void *orig;                      /* the producer's tensor, and its deleter: */
+    void (*versioned_deleter)(DLManagedTensorVersioned *);
+    void (*legacy_deleter)(DLManagedTensor *);
 } import_guard;
 
-static void call_producer_deleter(import_guard *g) {
-    if (g->versioned) {
-        if (g->versioned_orig->deleter != NULL)
-            g->versioned_orig->deleter(g->versioned_orig);
-    } else if (g->legacy_orig->deleter != NULL) {
-        g->legacy_orig->deleter(g->legacy_orig);
-    }
-}
-
 /* A guard kept for the next import, saving a malloc and free pair per
- * import. Guarded by the GIL: guard_new and guard_run run with it (the
- * module has one GIL in every interpreter that can import it), guard_drop
- * (without it) frees. */
+ * import. Guarded by the GIL: guard_new, guard_recycle and guard_run run
+ * with it (the module has one GIL in every interpreter that can import
+ * it), guard_drop (without it) frees. */
 static import_guard *spare_guard;
 
-static void guard_run(void *arg) {
-    import_guard *g = arg;
-    call_producer_deleter(g);
+static void guard_recycle(import_guard *g) {
     if (spare_guard == NULL)
         spare_guard = g;
     else
         free(g);
+}
+
+/* Calls the producer's deleter, read when the import started (as the
+ * library does: the producer's tensor is not read again). */
+static void guard_run(void *arg) {
+    import_guard *g = arg;
+    if (g->versioned_deleter != NULL)
+        g->versioned_deleter(g->orig);
+    else if (g->legacy_deleter != NULL)
+        g->legacy_deleter(g->orig);
+    guard_recycle(g);
 }
 
 /* Python is gone or going: the producer's deleter may need it, so the
@@ -63,6 +63,10 @@ static void guard_deleter(DLManagedTensorVersioned *self) {
     pjpy_call_with_gil(guard_run, guard_drop, self->manager_ctx);
 }
 
+/* A guard for the producer's tensor. One without a deleter gets a guard
+ * without one: the library then completes a copy before returning, never
+ * reads the tensor afterwards, and calls nothing back; the guard is the
+ * importer's to recycle once the import call returns. */
 static import_guard *guard_new(void *tensor, int versioned) {
     /* malloc, not calloc: every field is written below, and glibc's calloc
      * bypasses the thread cache. */
@@ -72,21 +76,24 @@ static import_guard *guard_new(void *tensor, int versioned) {
         PyErr_NoMemory();
         return NULL;
     }
-    g->versioned = versioned;
+    g->orig = tensor;
     if (versioned) {
-        g->versioned_orig = tensor;
-        g->legacy_orig = NULL;
-        g->tensor = *g->versioned_orig;
+        DLManagedTensorVersioned *v = tensor;
+        g->versioned_deleter = v->deleter;
+        g->legacy_deleter = NULL;
+        g->tensor = *v;
     } else {
-        g->versioned_orig = NULL;
-        g->legacy_orig = tensor;
+        DLManagedTensor *l = tensor;
+        g->versioned_deleter = NULL;
+        g->legacy_deleter = l->deleter;
         g->tensor.version.major = 1;
         g->tensor.version.minor = 0;
         g->tensor.flags = 0;
-        g->tensor.dl_tensor = g->legacy_orig->dl_tensor;
+        g->tensor.dl_tensor = l->dl_tensor;
     }
     g->tensor.manager_ctx = g;
-    g->tensor.deleter = guard_deleter;
+    g->tensor.deleter =
+        g->versioned_deleter != NULL || g->legacy_deleter != NULL ? guard_deleter : NULL;
     return g;
 }
 
@@ -553,10 +560,12 @@ static PyObject *import_tensor(pjpy_client *const *clients, size_t num_clients, 
     pjdl_code rc = import_call(clients, lib_clients, num_clients, &guard->tensor, opts, &buffer);
     if (lib_clients != stack_clients)
         PyMem_Free(lib_clients);
+    /* Without a deleter the library is done with the guard (guard_new);
+     * after a failure it never took it: the caller keeps the tensor. */
+    if (rc != PJDL_OK || guard->tensor.deleter == NULL)
+        guard_recycle(guard);
     if (rc != PJDL_OK) {
-        /* The library did not take the tensor: the caller keeps it. */
         pjpy_raise_exchange(rc);
-        free(guard);
         Py_DECREF(obj);
         return NULL;
     }

@@ -24,6 +24,11 @@ typedef struct import_owner {
     pthread_t destroyer;
     DLManagedTensorVersioned *versioned; /* exactly one of the two is set */
     DLManagedTensor *legacy;
+    /* The tensor's deleter, read once when the import starts: the tensor is
+     * not read after the import call returns, so a producer that gives no
+     * deleter (NULL) may free it then (pjdl_import). */
+    void (*versioned_deleter)(DLManagedTensorVersioned *);
+    void (*legacy_deleter)(DLManagedTensor *);
     pjdl_buffer *container; /* NULL: the owner is its own allocation */
 } import_owner;
 
@@ -56,6 +61,12 @@ static inline void *pjdl__import_data(const import_job *job) {
 
 pjdl_code pjdl__import_owner_new(DLManagedTensorVersioned *v, DLManagedTensor *l,
                                  import_owner **out);
+/* Whether the owner's tensor has a deleter: without one, nothing can tell
+ * the producer that PJRT is done with the memory, so a copy's read of it
+ * is over when the import call returns. */
+static inline bool pjdl__import_owner_has_deleter(const import_owner *o) {
+    return o->versioned_deleter != NULL || o->legacy_deleter != NULL;
+}
 /* Sets up an owner that lives inside `container`'s allocation. */
 void pjdl__import_owner_init(import_owner *owner, DLManagedTensorVersioned *v, DLManagedTensor *l,
                              pjdl_buffer *container);

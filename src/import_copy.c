@@ -58,7 +58,9 @@ static pjdl_code copy_from(import_job *job, const void *src, const int64_t *byte
                                 semantics, out, done);
 }
 
-/* The source is read in place; the owner is released when that is over. */
+/* The source is read in place; the owner is released when that is over:
+ * later, or before returning for a tensor without a deleter (nothing could
+ * tell its producer later). */
 static pjdl_code copy_direct(import_job *job, PJRT_Buffer **out) {
     const pjdl_plugin *p = job->client->plugin;
     const void *src = pjdl__import_data(job);
@@ -68,7 +70,8 @@ static pjdl_code copy_direct(import_job *job, PJRT_Buffer **out) {
     pjdl_code code = copy_from(
         job, src, strides, PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes, out, &done);
     if (code == PJDL_OK && done != NULL) {
-        if (pjdl__event_then(p, done, on_host_done, job->owner) != PJDL_OK) {
+        if (!pjdl__import_owner_has_deleter(job->owner) ||
+            pjdl__event_then(p, done, on_host_done, job->owner) != PJDL_OK) {
             pjdl__event_wait(p, done, 0);
             pjdl__import_owner_release(job->owner);
         }

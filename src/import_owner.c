@@ -26,6 +26,8 @@ void pjdl__import_owner_init(import_owner *o, DLManagedTensorVersioned *v, DLMan
                              pjdl_buffer *container) {
     o->versioned = v;
     o->legacy = l;
+    o->versioned_deleter = v != NULL ? v->deleter : NULL;
+    o->legacy_deleter = v == NULL && l != NULL ? l->deleter : NULL;
     o->container = container;
     atomic_init(&o->destroying, false);
     PJDL_PUBLISH(o->bits, 0u);
@@ -51,18 +53,22 @@ static void owner_free(import_owner *o) {
  * side free the owner. */
 typedef struct deleter {
     DLManagedTensorVersioned *versioned;
+    void (*versioned_deleter)(DLManagedTensorVersioned *);
     DLManagedTensor *legacy;
+    void (*legacy_deleter)(DLManagedTensor *);
 } deleter;
 
 static deleter deleter_of(const import_owner *o) {
-    return (deleter){o->versioned, o->legacy};
+    return (deleter){o->versioned, o->versioned_deleter, o->legacy, o->legacy_deleter};
 }
 
+/* Calls the deleter read when the import started: the tensor itself is not
+ * read again (see import_owner). */
 static void call_deleter(deleter d) {
-    if (d.versioned != NULL && d.versioned->deleter != NULL)
-        d.versioned->deleter(d.versioned);
-    else if (d.legacy != NULL && d.legacy->deleter != NULL)
-        d.legacy->deleter(d.legacy);
+    if (d.versioned_deleter != NULL)
+        d.versioned_deleter(d.versioned);
+    else if (d.legacy_deleter != NULL)
+        d.legacy_deleter(d.legacy);
 }
 
 static unsigned set_bits(import_owner *o, unsigned bits) {

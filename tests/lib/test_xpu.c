@@ -33,6 +33,15 @@ static int setup(void **state) {
     return 0;
 }
 
+/* The device's memory of `kind` (the test fails without one). */
+static pjdl_memory *memory_of_kind(pjdl_device *dev, const char *kind) {
+    for (size_t i = 0; i < pjdl_device_memory_count(dev); i++)
+        if (strcmp(pjdl_memory_kind(pjdl_device_memory(dev, i)), kind) == 0)
+            return pjdl_device_memory(dev, i);
+    fail_msg("device has no %s memory", kind);
+    return NULL;
+}
+
 static pjdl_buffer *upload(pjdl_client *client, const float *data, size_t n) {
     const int64_t dims[] = {(int64_t)n};
     pjdl_buffer *b = NULL;
@@ -219,6 +228,39 @@ static void copy_into_device(void **state) {
     }
 }
 
+/* A tensor without a deleter, whose struct and memory the producer reuses
+ * as soon as the import returns (nothing could tell it later): the copy is
+ * complete by then, the struct is never read again (a deleter written into
+ * it afterwards is not called), for a copy into device memory (a transfer
+ * that takes 20 ms) and for a view of host memory. */
+static void no_deleter_is_done_on_return(void **state) {
+    lib_fixture *f = *state;
+    float data[64], back[64];
+    const int64_t shape[] = {64};
+    for (int view = 0; view < 2; view++) {
+        for (int i = 0; i < 64; i++)
+            data[i] = (float)i;
+        lib_tensor t;
+        lib_tensor_init(&t, data, lib_dtype(kDLFloat, 32), 1, shape, NULL);
+        t.v.deleter = NULL;
+        pjdl_import_options o = PJDL_IMPORT_OPTIONS_INIT;
+        o.device = pjdl_client_device(f->client, 0);
+        o.memory = view ? memory_of_kind(o.device, "pinned_host") : NULL;
+        o.copy = view ? PJDL_COPY_NEVER : PJDL_COPY_ALWAYS;
+        pjdl_buffer *b = NULL;
+        LIB_OK(pjdl_import(&f->client, 1, &t.v, &o, &b));
+        t.v.deleter = lib_tensor_deleter_v; /* the producer's struct, reused */
+        memset(data, 0, sizeof data);       /* a view sees it, a complete copy does not */
+        LIB_OK(pjdl_buffer_to_host(b, back, sizeof back));
+        for (int i = 0; i < 64; i++)
+            assert_true(back[i] == (view ? 0.0f : (float)i));
+        pjdl_buffer_release(b);
+        struct timespec wait = {0, 50 * 1000000};
+        nanosleep(&wait, NULL); /* past the transfer, were it still running */
+        assert_int_equal(__atomic_load_n(&t.deleted, __ATOMIC_SEQ_CST), 0);
+    }
+}
+
 /* Import with the producer's stream: the view is ready when that stream
  * reaches the import. */
 static void import_with_stream(void **state) {
@@ -308,11 +350,7 @@ static void refusal_passes_to_the_next_client(void **state) {
 static void pinned_host(void **state) {
     lib_fixture *f = *state;
     pjdl_device *dev = pjdl_client_device(f->client, 0);
-    pjdl_memory *pinned = NULL;
-    for (size_t i = 0; i < pjdl_device_memory_count(dev); i++)
-        if (strcmp(pjdl_memory_kind(pjdl_device_memory(dev, i)), "pinned_host") == 0)
-            pinned = pjdl_device_memory(dev, i);
-    assert_non_null(pinned);
+    pjdl_memory *pinned = memory_of_kind(dev, "pinned_host");
     DLDevice dl;
     LIB_OK(pjdl_device_dl(dev, pinned, &dl));
     assert_int_equal(dl.device_type, kDLCPU);
@@ -351,6 +389,7 @@ int main(void) {
         XPU_TEST(wait_timeout, 300000, 0, lib_teardown),          /* 300 ms transfers */
         XPU_TEST(ready_event_error, 0, 1, lib_teardown),          /* every transfer fails */
         XPU_TEST(copy_into_device, 5000, 0, lib_teardown_clean),
+        XPU_TEST(no_deleter_is_done_on_return, 20000, 0, lib_teardown_clean),
         XPU_TEST(import_with_stream, 2000, 0, lib_teardown),
         cmocka_unit_test(two_clients),
         cmocka_unit_test(refusal_passes_to_the_next_client),

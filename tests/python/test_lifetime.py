@@ -1,6 +1,8 @@
 """Reference cycles, threads and interpreter shutdown with live exports."""
+import ctypes
 import gc
 import threading
+import time
 import weakref
 
 import numpy as np
@@ -8,6 +10,7 @@ import pytest
 import torch
 
 import pjrt_dlpack
+from dlpack_ctypes import HostTensor, _py
 from fresh_python import PRELUDE, run_python
 
 
@@ -186,10 +189,7 @@ def test_module_from_dlpack_without_a_client():
 
 
 def test_waits_release_the_gil(plugin):
-    try:
-        slow = plugin.client(platform="xpu", transfer_delay_us=300000)
-    except pjrt_dlpack.Error as e:
-        pytest.skip(f"no slow xpu client: {e}")
+    slow = slow_xpu(plugin, 300000)
     ticks = 0
     stop = threading.Event()
 
@@ -215,12 +215,10 @@ def slow_xpu(plugin, delay_us):
     try:
         return plugin.client(platform="xpu", transfer_delay_us=delay_us)
     except pjrt_dlpack.Error as e:
-        pytest.skip(f"no slow xpu client: {e}")
+        pytest.fail(f"reference plugin cannot create a slow xpu client: {e}")
 
 
 def test_producer_released_after_an_asynchronous_copy(plugin):
-    import time
-
     slow = slow_xpu(plugin, 50000)
     a = np.arange(256, dtype=np.float32)
     ref = weakref.ref(a)
@@ -233,6 +231,27 @@ def test_producer_released_after_an_asynchronous_copy(plugin):
             break
         time.sleep(0.01)
     assert ref() is None
+
+
+def test_tensor_without_deleter_is_done_with_on_return(plugin):
+    """A tensor without a deleter can be told nothing later: its copy is
+    complete when from_dlpack returns, and its struct is not read again (a
+    deleter written into it afterwards, as a producer reusing it might, is
+    never called)."""
+    slow = slow_xpu(plugin, 50000)
+    data = (ctypes.c_float * 64)(*range(64))
+    t = HostTensor(ctypes.addressof(data), (64,))
+    deleter, t.struct.deleter = t.struct.deleter, None
+    capsule = _py.PyCapsule_New(t.address, b"dltensor_versioned", None)
+    buf = slow.from_dlpack(capsule, device=slow.devices[0], copy=True)
+    t.struct.deleter = deleter
+    ctypes.memset(data, 0, ctypes.sizeof(data))
+    assert np.frombuffer(buf.to_bytes(), dtype=np.float32).tolist() == list(range(64))
+    del buf
+    for _ in range(20):  # a late callback would land in these 0.2 s
+        time.sleep(0.01)
+        slow.devices  # a library call: runs what was queued for Python
+    assert t.calls == 0
 
 
 def test_shutdown_during_asynchronous_transfers():
