@@ -78,6 +78,15 @@ DTYPES = {(0, 8): "int8", (0, 16): "int16", (0, 32): "int32", (0, 64): "int64",
           (10, 8): "float8_e4m3fn", (11, 8): "float8_e4m3fnuz", (12, 8): "float8_e5m2",
           (13, 8): "float8_e5m2fnuz", (14, 8): "float8_e8m0fnu"}
 DTYPE_BY_NAME = {name: cb for cb, name in DTYPES.items()}
+# The sub-byte ones (DLPack 1.1), with ml_dtypes' names: packed, `bits` to an
+# element from bit 0 of the first byte on (element offsets count bits),
+# unless a versioned tensor flags them padded (one per byte, in its low
+# bits). float4_e2m1fn with 2 lanes is PyTorch's float4_e2m1fn_x2: a byte
+# of two values, imported as float4_e2m1fn with the last dimension doubled.
+SUB_BYTE = {(0, 1): "int1", (1, 1): "uint1", (0, 2): "int2", (1, 2): "uint2", (0, 4): "int4",
+            (1, 4): "uint4", (15, 6): "float6_e2m3fn", (16, 6): "float6_e3m2fn",
+            (17, 4): "float4_e2m1fn"}
+ALL_DTYPES = {**DTYPES, **SUB_BYTE}
 # Integers around every C range the module converts to.
 EDGE_INTS = [0, 1, -1, 2, 3, 14, 255, 256, 2**31 - 1, 2**31, -(2**31), -(2**31) - 1, 2**32,
              2**32 + 1, 2**32 + 14, 2**62, 2**63 - 1, 2**63, -(2**63), 2**64 - 1, 2**64, 2**100,
@@ -273,6 +282,20 @@ class Memory:
         return bytes(out)
 
 
+    def expected_sub_byte(self, dims, steps, stride_bits, bits):
+        """The elements of `bits` bits in row-major order, each in the low
+        bits of a byte; an element offset is `stride_bits` bits (8: one
+        element per byte, padded)."""
+        out = bytearray()
+        if 0 in dims:
+            return b""
+        for index in itertools.product(*(range(d) for d in dims)):
+            bit = sum(i * s for i, s in zip(index, steps)) * stride_bits
+            word = int.from_bytes(ctypes.string_at(self.address + bit // 8, 2), "little")
+            out.append((word >> (bit % 8)) & ((1 << bits) - 1))
+        return bytes(out)
+
+
 class Tensor:
     """One DLManagedTensor(Versioned) made from the fuzzer's bytes."""
 
@@ -292,7 +315,7 @@ class Tensor:
         if fdp.ConsumeIntInRange(0, 3) == 0:
             self.dtype = (fdp.ConsumeUInt(1), fdp.ConsumeUInt(1), fdp.ConsumeUInt(2))
         else:
-            code, bits = pick(fdp, sorted(DTYPES))
+            code, bits = pick(fdp, sorted(ALL_DTYPES))
             self.dtype = (code, bits, pick(fdp, [1, 1, 1, 1, 1, 2, 0]))
         self.device = pick(fdp, [(KDL_CPU, 0)] * 5 + [(KDL_ONEAPI, 0), (KDL_CPU, 1),
                                                       (KDL_CUDA_HOST, 0), (KDL_CUDA, 0),
@@ -317,7 +340,7 @@ class Tensor:
         self.ndim = min(self.ndim % 5, len(self.dims))
         self.dims = [d % 5 for d in self.dims]
         self.steps = [s % 13 - 4 for s in self.steps]
-        code_bits = self.dtype[:2] if self.dtype[:2] in DTYPES else (2, 32)
+        code_bits = self.dtype[:2] if self.dtype[:2] in ALL_DTYPES else (2, 32)
         self.dtype = code_bits + (1,)
         if self.device[0] not in (KDL_CPU, KDL_ONEAPI):
             self.device = (KDL_CPU, 0)
@@ -335,6 +358,7 @@ class Tensor:
             if placed is not None:
                 self.memory = Memory(placed[0] * size, placed[2], misalign, seed)
                 self.count, self.logical = placed[1], (dims, steps, size)
+                self.lowest = placed[0]
                 self.data = (self.memory.address - self.byte_offset) % 2**64
                 return
         # No real memory: a wild or NULL pointer, only ever offered for a view.
@@ -375,10 +399,12 @@ class Tensor:
         """Whether every rule allows the tensor into the cpu client with
         copy None or True: real memory, a mapped dtype of one lane, host
         device 0, version 1, no flag but READ_ONLY and IS_COPIED, no more
-        than 64 dimensions."""
-        return (self.memory is not None and self.dtype[:2] in DTYPES and self.dtype[2] == 1 and
-                self.device == (KDL_CPU, 0) and (not self.versioned or (
-                    self.major == 1 and self.flags & ~(READ_ONLY | IS_COPIED) == 0)))
+        than 64 dimensions; packed sub-byte elements reached with no
+        negative offset."""
+        return (self.memory is not None and self.dtype[:2] in ALL_DTYPES and
+                self.dtype[2] == 1 and self.device == (KDL_CPU, 0) and (not self.versioned or (
+                    self.major == 1 and self.flags & ~(READ_ONLY | IS_COPIED) == 0)) and
+                (self.dtype[:2] not in SUB_BYTE or self.lowest == 0))
 
     def idle_stride_overflows(self):
         """Whether a stride no element uses (of a dimension of size 1)
@@ -391,12 +417,27 @@ class Tensor:
     def check_buffer(self, buf):
         """An imported buffer's shape, dtype and contents are the tensor's."""
         dims, steps, size = self.logical
-        check(buf.shape == tuple(dims), "shape", buf.shape, "!=", dims)
-        check(buf.dtype == DTYPES.get(self.dtype[:2]), "dtype", buf.dtype, "for", self.dtype)
+        code, bits, lanes = self.dtype
+        if (code, bits) not in SUB_BYTE:
+            check(buf.shape == tuple(dims), "shape", buf.shape, "!=", dims)
+            check(buf.dtype == DTYPES.get((code, bits)), "dtype", buf.dtype, "for", self.dtype)
+            if self.count <= CHECK_ELEMENTS:
+                got = buf.to_bytes()
+                check(got == self.memory.expected(dims, steps, size),
+                      "contents differ from the tensor's", dims, steps, size)
+            return
+        padded = self.versioned and self.flags & SUBBYTE_PADDED and lanes == 1
+        if lanes == 2:  # float4_e2m1fn_x2: pairs of values, the last dimension doubled
+            dims, steps = dims[:-1] + [2 * dims[-1]], [2 * s for s in steps[:-1]] + [1]
+        check(buf.shape == tuple(dims), "shape", buf.shape, "!=", dims, "for", self.dtype)
+        check(buf.dtype == SUB_BYTE[code, bits], "dtype", buf.dtype, "for", self.dtype)
         if self.count <= CHECK_ELEMENTS:
-            got = buf.to_bytes()
-            check(got == self.memory.expected(dims, steps, size),
-                  "contents differ from the tensor's", dims, steps, size)
+            # The host form: one element per byte, in its low bits (a padded
+            # byte's other bits are the producer's, and not compared).
+            mask = (1 << bits) - 1
+            got = bytes(b & mask for b in buf.to_bytes())
+            check(got == self.memory.expected_sub_byte(dims, steps, 8 if padded else bits, bits),
+                  "sub-byte contents differ from the tensor's", dims, steps, self.dtype, padded)
 
 
 _wild = ctypes.create_string_buffer(64)
