@@ -42,11 +42,15 @@ pjdl_code pjdl__import_owner_new(DLManagedTensorVersioned *v, DLManagedTensor *l
     return PJDL_OK;
 }
 
-static void owner_free(import_owner *o) {
-    if (o->container != NULL)
-        pjdl__buffer_free_block(o->container);
-    else
+/* Frees the owner (with its container). `here`: on the thread that
+ * imported or released the buffer, whose stock may keep a view's block. */
+static void owner_free(import_owner *o, bool here) {
+    if (o->container == NULL)
         free(o);
+    else if (here)
+        pjdl__buffer_recycle_block(o->container);
+    else
+        pjdl__buffer_free_block(o->container);
 }
 
 /* The deleter of the tensor, taken before the step that may let the other
@@ -97,7 +101,7 @@ void pjdl__import_owner_finish(import_owner *o, bool success) {
     if (success)
         call_deleter(d);
     if (!held)
-        owner_free(o);
+        owner_free(o, true);
 }
 
 void pjdl__import_owner_abandon(import_owner *o) {
@@ -108,7 +112,7 @@ void pjdl__import_owner_abandon(import_owner *o) {
             pthread_cond_wait(&waiters_cv, &waiters_mu);
         pthread_mutex_unlock(&waiters_mu);
     }
-    owner_free(o);
+    owner_free(o, true);
 }
 
 void pjdl__import_owner_destroying(import_owner *o) {
@@ -130,7 +134,7 @@ void pjdl__import_owner_unhold(import_owner *o) {
     if (!(old & OWNER_RELEASED))
         old = atomic_fetch_and_explicit(&o->bits, ~(unsigned)OWNER_HELD, memory_order_acq_rel);
     if (old & OWNER_RELEASED)
-        owner_free(o);
+        owner_free(o, true);
 }
 
 /* PJRT's side is over; calls the deleter when `with_deleter` and the
@@ -170,7 +174,7 @@ static void release(import_owner *o, bool with_deleter) {
     if (with_deleter && (old & OWNER_LIVE))
         call_deleter(d);
     if (!(old & OWNER_HELD))
-        owner_free(o);
+        owner_free(o, false);
 }
 
 void pjdl__import_owner_release(import_owner *o) {

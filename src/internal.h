@@ -262,6 +262,9 @@ pjdl_code pjdl__buffer_new_view(pjdl_client *client, PJRT_Buffer_Type type,
 void pjdl__buffer_view_created(pjdl_buffer *buffer, PJRT_Buffer *pjrt);
 /* Frees the buffer's allocation (no PJRT or client work). */
 void pjdl__buffer_free_block(pjdl_buffer *buffer);
+/* The same for the thread that released the buffer: an imported view's
+ * block may be kept for the thread's next view import (buffer.c). */
+void pjdl__buffer_recycle_block(pjdl_buffer *buffer);
 
 /* FAILED_PRECONDITION when the buffer was deleted or transferred. With
  * buffer->mu held the answer stays true until it is released; without it
