@@ -24,19 +24,23 @@ pjdl_code pjdl__import_view(import_job *job, PJRT_Buffer **out) {
         layout.tiled.minor_to_major = job->layout.minor_to_major;
         layout.tiled.minor_to_major_size = (size_t)job->layout.ndim;
     }
-    PJRT_Client_CreateViewOfDeviceBuffer_Args a = {
-        .struct_size = PJRT_Client_CreateViewOfDeviceBuffer_Args_STRUCT_SIZE,
-        .client = job->client->client,
-        .device_buffer_ptr = pjdl__import_data(job),
-        .dims = t->shape,
-        .num_dims = (size_t)t->ndim,
-        .element_type = job->type,
-        .layout = permuted ? &layout : NULL,
-        .device = job->device->device,
-        .on_delete_callback = on_view_deleted,
-        .on_delete_callback_arg = job->owner,
-        .stream = job->options.has_stream ? job->options.stream : 0,
-        .memory = job->memory ? job->memory->memory : NULL};
+    /* Every field assigned: an initializer would have GCC clear the struct
+     * with `rep stosq` first, slow to start on every view (bench/README.md). */
+    PJRT_Client_CreateViewOfDeviceBuffer_Args a;
+    a.struct_size = PJRT_Client_CreateViewOfDeviceBuffer_Args_STRUCT_SIZE;
+    a.extension_start = NULL;
+    a.client = job->client->client;
+    a.device_buffer_ptr = pjdl__import_data(job);
+    a.dims = t->shape;
+    a.num_dims = (size_t)t->ndim;
+    a.element_type = job->type;
+    a.layout = permuted ? &layout : NULL;
+    a.device = job->device->device;
+    a.on_delete_callback = on_view_deleted;
+    a.on_delete_callback_arg = job->owner;
+    a.stream = job->options.has_stream ? job->options.stream : 0;
+    a.buffer = NULL;
+    a.memory = job->memory ? job->memory->memory : NULL;
     pjdl_code code = PJDL_CALL(p->api, PJRT_Client_CreateViewOfDeviceBuffer, &a);
     if (code == PJDL_OK && a.buffer == NULL)
         code = pjdl__fail(PJDL_INTERNAL, "PJRT_Client_CreateViewOfDeviceBuffer returned no buffer");
