@@ -286,7 +286,7 @@ pjdl_code pjdl__buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer
         pjdl__buffer_free_block(b);
         return code;
     }
-    pjdl_client_retain(client);
+    pjdl__client_ref(client);
     *out = b;
     return PJDL_OK;
 }
@@ -321,7 +321,7 @@ pjdl_code pjdl__buffer_new_view(pjdl_client *client, PJRT_Buffer_Type type,
 
 void pjdl__buffer_view_created(pjdl_buffer *b, PJRT_Buffer *pjrt) {
     b->buffer = pjrt;
-    pjdl_client_retain(b->client);
+    pjdl__client_ref(b->client);
 }
 
 pjdl_code pjdl_buffer_wrap(pjdl_client *client, PJRT_Buffer *pjrt_buffer, pjdl_buffer **out) {
@@ -354,7 +354,7 @@ void pjdl__buffer_destroy(pjdl_buffer *buffer) {
     if (buffer->view_owner != NULL)
         pjdl__import_owner_destroying(buffer->view_owner);
     pjdl__pjrt_buffer_destroy(pjdl__client_api(buffer->client), buffer->buffer);
-    pjdl_client_release(buffer->client);
+    pjdl__client_unref(buffer->client);
     /* An imported view's allocation also holds the owner of the producer's
      * tensor, which may still wait for PJRT to release the memory. */
     if (buffer->view_owner != NULL)

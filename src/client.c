@@ -125,7 +125,7 @@ pjdl_code pjdl_client_wrap(pjdl_plugin *plugin, PJRT_Client *client, pjdl_client
 
 void pjdl_client_retain(pjdl_client *client) {
     if (client)
-        atomic_fetch_add_explicit(&client->refs, 1, memory_order_relaxed);
+        pjdl__client_ref(client);
 }
 
 /* How deep the calling thread is in callbacks the plugin made into the
@@ -156,8 +156,11 @@ static void *client_free_thread(void *arg) {
 }
 
 void pjdl_client_release(pjdl_client *client) {
-    if (client == NULL)
-        return;
+    if (client != NULL)
+        pjdl__client_unref(client);
+}
+
+void pjdl__client_unref(pjdl_client *client) {
     if (atomic_fetch_sub_explicit(&client->refs, 1, memory_order_acq_rel) != 1)
         return;
     /* Inside a plugin's callback, the thread may be one of the client's own

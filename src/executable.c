@@ -57,7 +57,7 @@ void pjdl_executable_release(pjdl_executable *exe) {
     /* Results already handed out are buffers of their own: XLA keeps their
      * memory and any execution still running alive without the executable. */
     destroy_loaded(exe->client->plugin, exe->executable);
-    pjdl_client_release(exe->client);
+    pjdl__client_unref(exe->client);
     free(exe);
 }
 
@@ -152,7 +152,7 @@ pjdl_code pjdl_executable_compile(pjdl_client *client, const char *code_text, si
     atomic_init(&exe->refs, 1);
     exe->client = client;
     exe->executable = loaded;
-    pjdl_client_retain(client);
+    pjdl__client_ref(client);
     *out = exe;
     return PJDL_OK;
 }

@@ -144,6 +144,14 @@ struct pjdl_client {
     _Atomic int64_t timeout_ms;
 };
 
+/* The library's own client references (a buffer's, an executable's): a
+ * direct call, where the public pjdl_client_retain / _release would go
+ * through the PLT and check for NULL. */
+static inline void pjdl__client_ref(pjdl_client *client) {
+    atomic_fetch_add_explicit(&client->refs, 1, memory_order_relaxed);
+}
+void pjdl__client_unref(pjdl_client *client);
+
 static inline const PJRT_Api *pjdl__client_api(const pjdl_client *client) {
     return client->plugin->api;
 }
