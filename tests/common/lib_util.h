@@ -404,6 +404,16 @@ static inline int lib_deleted(lib_tensor *t, int want) {
                         : __atomic_load_n(&t->deleted, __ATOMIC_SEQ_CST);
 }
 
+/* The device's memory of `kind` ("pinned_host", ...); the test fails
+ * without one. */
+static inline pjdl_memory *lib_memory_of_kind(pjdl_device *dev, const char *kind) {
+    for (size_t i = 0; i < pjdl_device_memory_count(dev); i++)
+        if (strcmp(pjdl_memory_kind(pjdl_device_memory(dev, i)), kind) == 0)
+            return pjdl_device_memory(dev, i);
+    fail_msg("%s has no %s memory", pjdl_device_kind(dev), kind);
+    return NULL;
+}
+
 /* 64-byte-aligned host memory, freed with free(): XLA views nothing less
  * aligned, so a test that expects a view on both plugins imports this. */
 static inline void *lib_aligned(size_t n) {

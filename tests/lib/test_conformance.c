@@ -462,13 +462,9 @@ static void *call_deleter(void *arg) {
 static void deleter_on_another_thread(void **state) {
     fixture *f = *state;
     pjdl_client *c = lib_on_xla() ? lib_cpu_client(f->plugin, 0) : lib_client(f->plugin, "xpu");
-    pjdl_memory *host = NULL;
     pjdl_device *d = pjdl_client_device(c, 0);
-    for (size_t m = 0; m < pjdl_device_memory_count(d); m++)
-        if (strcmp(pjdl_memory_kind(pjdl_device_memory(d, m)), "pinned_host") == 0)
-            host = pjdl_device_memory(d, m);
-    if (lib_on_xla())
-        host = pjdl_device_default_memory(d);
+    pjdl_memory *host =
+        lib_on_xla() ? pjdl_device_default_memory(d) : lib_memory_of_kind(d, "pinned_host");
     assert_non_null(host);
     const int64_t dims[] = {12};
     pjdl_buffer *b = upload(c, dims, 1, host);

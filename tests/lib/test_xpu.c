@@ -33,15 +33,6 @@ static int setup(void **state) {
     return 0;
 }
 
-/* The device's memory of `kind` (the test fails without one). */
-static pjdl_memory *memory_of_kind(pjdl_device *dev, const char *kind) {
-    for (size_t i = 0; i < pjdl_device_memory_count(dev); i++)
-        if (strcmp(pjdl_memory_kind(pjdl_device_memory(dev, i)), kind) == 0)
-            return pjdl_device_memory(dev, i);
-    fail_msg("device has no %s memory", kind);
-    return NULL;
-}
-
 static pjdl_buffer *upload(pjdl_client *client, const float *data, size_t n) {
     const int64_t dims[] = {(int64_t)n};
     pjdl_buffer *b = NULL;
@@ -245,7 +236,7 @@ static void no_deleter_is_done_on_return(void **state) {
         t.v.deleter = NULL;
         pjdl_import_options o = PJDL_IMPORT_OPTIONS_INIT;
         o.device = pjdl_client_device(f->client, 0);
-        o.memory = view ? memory_of_kind(o.device, "pinned_host") : NULL;
+        o.memory = view ? lib_memory_of_kind(o.device, "pinned_host") : NULL;
         o.copy = view ? PJDL_COPY_NEVER : PJDL_COPY_ALWAYS;
         pjdl_buffer *b = NULL;
         LIB_OK(pjdl_import(&f->client, 1, &t.v, &o, &b));
@@ -350,7 +341,7 @@ static void refusal_passes_to_the_next_client(void **state) {
 static void pinned_host(void **state) {
     lib_fixture *f = *state;
     pjdl_device *dev = pjdl_client_device(f->client, 0);
-    pjdl_memory *pinned = memory_of_kind(dev, "pinned_host");
+    pjdl_memory *pinned = lib_memory_of_kind(dev, "pinned_host");
     DLDevice dl;
     LIB_OK(pjdl_device_dl(dev, pinned, &dl));
     assert_int_equal(dl.device_type, kDLCPU);
