@@ -499,12 +499,15 @@ static void bench_step(bench_state *st, const char *step) {
     snprintf(st->step, sizeof st->step, "%s", step);
 }
 
-/* The child: the whole run, printed to stdout. */
-static int bench_child(const cli_args *args, bench_state *st) {
+/* The child: the whole run, printed to stdout; `path` is the resolved
+ * plugin (cli_run_watched). */
+static int bench_child(const cli_args *args, const char *path, void *shared) {
+    bench_state *st = shared;
     cli_session s = {0};
     s.args = args;
+    snprintf(s.path, sizeof s.path, "%s", path);
     bench_step(st, "loading the plugin");
-    if (!cli_plugin_resolve(args, s.path, sizeof s.path) || cli_plugin_load(&s) != PJDL_OK)
+    if (cli_plugin_load(&s) != PJDL_OK)
         return CLI_EXIT_NO_PLUGIN;
     bench_step(st, "PJRT_Client_Create");
     if (cli_client_create(&s) != PJDL_OK) {
@@ -544,38 +547,15 @@ static int report_lost_child(const char *path, const bench_state *st, const cli_
     return st->client_created ? CLI_EXIT_FAILED : CLI_EXIT_NO_PLUGIN;
 }
 
-typedef struct bench_run {
-    const cli_args *args;
-    bench_state *state;
-} bench_run;
-
-static int bench_run_child(void *arg) {
-    const bench_run *run = arg;
-    return bench_child(run->args, run->state);
+/* How the child ended: its own exit status, or what killed it. */
+static int bench_report(const cli_args *args, const char *path, void *shared,
+                        const cli_child_end *end, int64_t limit_ms) {
+    (void)args;
+    if (!end->hung && WIFEXITED(end->status))
+        return WEXITSTATUS(end->status);
+    return report_lost_child(path, shared, end, limit_ms);
 }
 
 int cli_bench(const cli_args *args) {
-    char path[4096];
-    if (!cli_plugin_resolve(args, path, sizeof path))
-        return CLI_EXIT_NO_PLUGIN;
-    bench_state *st = cli_shared_new(sizeof *st);
-    cli_watch *w = cli_watch_open();
-    int rc = CLI_EXIT_INTERNAL;
-    if (st == NULL || w == NULL) {
-        fprintf(stderr, "pjrt-dlpack: mmap: %s\n", strerror(errno));
-        goto out;
-    }
-    int64_t limit_ms = cli_timeout_ms(args);
-    bench_run run = {args, st};
-    cli_child_end end;
-    if (!cli_watch_fork(w, bench_run_child, &run, limit_ms, 0, &end))
-        fprintf(stderr, "pjrt-dlpack: fork: %s\n", strerror(errno));
-    else if (!end.hung && WIFEXITED(end.status))
-        rc = WEXITSTATUS(end.status);
-    else
-        rc = report_lost_child(path, st, &end, limit_ms);
-out:
-    cli_watch_close(w);
-    cli_shared_free(st, sizeof *st);
-    return rc;
+    return cli_run_watched(args, sizeof(bench_state), bench_child, bench_report);
 }

@@ -97,6 +97,20 @@ typedef struct cli_session {
  * returns false when a name is unknown or the file does not exist. */
 bool cli_plugin_resolve(const cli_args *args, char *path, size_t path_size);
 
+/* The frame of a subcommand run in one watched child (`info`, `bench`):
+ * resolves the plugin's path (cli_plugin_resolve), maps `size` zeroed bytes
+ * the child shares with the parent (cli_shared_new), runs
+ * child(args, path, shared) under a watch with --timeout-ms per call
+ * (cli_watch_fork), and returns what report(args, path, shared, end,
+ * limit_ms) makes of how the child ended. Its own exit statuses:
+ * CLI_EXIT_NO_PLUGIN for an unknown plugin, CLI_EXIT_INTERNAL when mmap or
+ * fork failed (said on stderr). */
+typedef int (*cli_watched_child)(const cli_args *args, const char *path, void *shared);
+typedef int (*cli_watched_report)(const cli_args *args, const char *path, void *shared,
+                                  const cli_child_end *end, int64_t limit_ms);
+int cli_run_watched(const cli_args *args, size_t size, cli_watched_child child,
+                    cli_watched_report report);
+
 /* Loads the plugin with the library (under a watch, recorded as
  * PJRT_Plugin_Initialize, and then wrapped in the recording table); on
  * failure prints the library's message and returns its code. */

@@ -662,9 +662,12 @@ static void print_no_client(const cli_args *args, const info_facts *f) {
 
 /* ------------------------------------------------------ the child's work */
 
-/* Loads the plugin, reads it, creates a client and probes it, writing each
- * fact into *f as soon as it is known. Returns the exit code. */
-static int info_child(const cli_args *args, info_facts *f) {
+/* Loads the plugin at `path` (cli_run_watched), reads it, creates a client
+ * and probes it, writing each fact into the shared info_facts as soon as
+ * it is known. Returns the exit code. */
+static int info_child(const cli_args *args, const char *path, void *shared) {
+    info_facts *f = shared;
+    snprintf(f->path, sizeof f->path, "%s", path);
     /* Plugins log to stdout too (Tenstorrent's does): the child's stdout is
      * stderr, so that stdout holds only the report, which the parent
      * prints. */
@@ -749,38 +752,15 @@ static int info_report(const cli_args *args, info_facts *f, const cli_child_end 
     return report_lost_child(args, f, end, limit_ms);
 }
 
-typedef struct info_run {
-    const cli_args *args;
-    info_facts *facts;
-} info_run;
-
-static int info_run_child(void *arg) {
-    const info_run *run = arg;
-    return info_child(run->args, run->facts);
+/* How the child ended, reported (the parent's side of info_child). */
+static int info_report_end(const cli_args *args, const char *path, void *shared,
+                           const cli_child_end *end, int64_t limit_ms) {
+    (void)path; /* the child wrote it into the facts */
+    return info_report(args, shared, end, limit_ms);
 }
 
 int cli_info(const cli_args *args) {
-    char path[4096];
-    if (!cli_plugin_resolve(args, path, sizeof path))
-        return CLI_EXIT_NO_PLUGIN;
-    info_facts *f = cli_shared_new(sizeof *f);
-    cli_watch *w = cli_watch_open();
-    int rc = CLI_EXIT_INTERNAL;
-    if (f == NULL || w == NULL) {
-        fprintf(stderr, "pjrt-dlpack: mmap: %s\n", strerror(errno));
-        goto out;
-    }
-    snprintf(f->path, sizeof f->path, "%s", path);
-    int64_t limit_ms = cli_timeout_ms(args);
-    info_run run = {args, f};
-    cli_child_end end;
-    if (!cli_watch_fork(w, info_run_child, &run, limit_ms, 0, &end))
-        fprintf(stderr, "pjrt-dlpack: fork: %s\n", strerror(errno));
-    else
-        rc = info_report(args, f, &end, limit_ms);
+    int rc = cli_run_watched(args, sizeof(info_facts), info_child, info_report_end);
     fflush(stdout);
-out:
-    cli_watch_close(w);
-    cli_shared_free(f, sizeof *f);
     return rc;
 }

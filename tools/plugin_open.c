@@ -1,5 +1,6 @@
 /* Finding the plugin (path, discovery name or default), loading it through
  * the library, and creating the client with the --option values. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -120,4 +121,40 @@ void cli_session_close(cli_session *s) {
     pjdl_plugin_release(s->plugin);
     s->plugin = NULL;
     s->api = NULL;
+}
+
+typedef struct watched_run {
+    const cli_args *args;
+    const char *path;
+    void *shared;
+    cli_watched_child child;
+} watched_run;
+
+static int watched_run_child(void *arg) {
+    const watched_run *run = arg;
+    return run->child(run->args, run->path, run->shared);
+}
+
+int cli_run_watched(const cli_args *args, size_t size, cli_watched_child child,
+                    cli_watched_report report) {
+    char path[4096];
+    if (!cli_plugin_resolve(args, path, sizeof path))
+        return CLI_EXIT_NO_PLUGIN;
+    void *shared = cli_shared_new(size);
+    cli_watch *w = cli_watch_open();
+    int rc = CLI_EXIT_INTERNAL;
+    if (shared == NULL || w == NULL) {
+        fprintf(stderr, "pjrt-dlpack: mmap: %s\n", strerror(errno));
+    } else {
+        int64_t limit_ms = cli_timeout_ms(args);
+        watched_run run = {args, path, shared, child};
+        cli_child_end end;
+        if (!cli_watch_fork(w, watched_run_child, &run, limit_ms, 0, &end))
+            fprintf(stderr, "pjrt-dlpack: fork: %s\n", strerror(errno));
+        else
+            rc = report(args, path, shared, &end, limit_ms);
+    }
+    cli_watch_close(w);
+    cli_shared_free(shared, size);
+    return rc;
 }
