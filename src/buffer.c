@@ -168,22 +168,31 @@ typedef struct view_stock {
 } view_stock;
 static _Thread_local view_stock stock; /* one TLS lookup per use: &stock */
 static pthread_key_t stock_key;
-static bool stock_ok; /* the key exists (set before any import can run) */
+/* The key exists: set before any import can run, cleared by the library's
+ * destructor while other threads may still release buffers. */
+static atomic_bool stock_ok;
 
-static void stock_free(void *unused) {
-    (void)unused;
-    view_stock *s = &stock;
+/* The key's destructor: `arg` is the thread's stock (the key's value). */
+static void stock_free(void *arg) {
+    view_stock *s = arg;
     free(s->block);
     s->block = NULL;
 }
 
 __attribute__((constructor)) static void stock_create(void) {
-    stock_ok = pthread_key_create(&stock_key, stock_free) == 0;
+    atomic_store_explicit(&stock_ok, pthread_key_create(&stock_key, stock_free) == 0,
+                          memory_order_relaxed);
 }
 
+/* The stock of the thread that ends the process (or unloads the library),
+ * found through the key: reading the thread-local itself would have a
+ * thread that never imported allocate its TLS for the library here. */
 __attribute__((destructor)) static void stock_destroy(void) {
-    stock_ok = false;
-    stock_free(NULL);
+    if (!atomic_exchange_explicit(&stock_ok, false, memory_order_relaxed))
+        return;
+    view_stock *s = pthread_getspecific(stock_key);
+    if (s != NULL)
+        stock_free(s);
 }
 
 static pjdl_buffer *view_block_take(void) {
@@ -198,7 +207,8 @@ static pjdl_buffer *view_block_take(void) {
 void pjdl__buffer_recycle_block(pjdl_buffer *b) {
     view_stock *s = &stock;
     bool keep = b->view_owner != NULL && b->ndim <= VIEW_RANK && s->block == NULL &&
-                b->export_home == NULL && b->layout_error == NULL && stock_ok;
+                b->export_home == NULL && b->layout_error == NULL &&
+                atomic_load_explicit(&stock_ok, memory_order_relaxed);
     if (keep && !s->keyed)
         keep = s->keyed = pthread_setspecific(stock_key, s) == 0;
     if (keep)
