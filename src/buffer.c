@@ -160,6 +160,12 @@ static pjdl_code buffer_fill(pjdl_buffer *b) {
 enum { VIEW_RANK = 4 };
 #define VIEW_BLOCK_SIZE                                                                            \
     (sizeof(pjdl_buffer) + sizeof(import_owner) + 2 * VIEW_RANK * sizeof(int64_t))
+/* Whether a buffer's allocation is a view block: an imported view's (with
+ * its owner), of up to VIEW_RANK dimensions. */
+static bool is_view_block(bool owner, size_t ndim) {
+    return owner && ndim <= VIEW_RANK;
+}
+
 typedef struct view_stock {
     pjdl_buffer *block;
     /* The key below was given a value on this thread, so that its
@@ -206,7 +212,7 @@ static pjdl_buffer *view_block_take(void) {
 
 void pjdl__buffer_recycle_block(pjdl_buffer *b) {
     view_stock *s = &stock;
-    bool keep = b->view_owner != NULL && b->ndim <= VIEW_RANK && s->block == NULL &&
+    bool keep = is_view_block(b->view_owner != NULL, b->ndim) && s->block == NULL &&
                 b->export_home == NULL && b->layout_error == NULL &&
                 atomic_load_explicit(&stock_ok, memory_order_relaxed);
     if (keep && !s->keyed)
@@ -261,8 +267,9 @@ static void buffer_init(pjdl_buffer *b, pjdl_client *client, PJRT_Buffer *pjrt,
 static pjdl_code buffer_new(pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_Type type,
                             const int64_t *dims, size_t ndim, bool owner, pjdl_buffer **out) {
     size_t head = sizeof(pjdl_buffer) + (owner ? sizeof(import_owner) : 0);
-    size_t size = head + 2 * ndim * sizeof(int64_t);
-    pjdl_buffer *b = owner && ndim <= VIEW_RANK ? view_block_take() : pjdl__malloc(size);
+    bool view_block = is_view_block(owner, ndim);
+    size_t size = view_block ? VIEW_BLOCK_SIZE : head + 2 * ndim * sizeof(int64_t);
+    pjdl_buffer *b = view_block ? view_block_take() : pjdl__malloc(size);
     if (b == NULL)
         return pjdl__fail(PJDL_RESOURCE_EXHAUSTED,
                           "out of memory allocating %zu bytes for a buffer", size);
