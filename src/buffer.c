@@ -215,8 +215,10 @@ void pjdl__buffer_recycle_block(pjdl_buffer *b) {
     bool keep = is_view_block(b->view_owner != NULL, b->ndim) && s->block == NULL &&
                 b->export_home == NULL && b->layout_error == NULL &&
                 atomic_load_explicit(&stock_ok, memory_order_relaxed);
-    if (keep && !s->keyed)
+    if (keep && !s->keyed) {
+        pjdl__keep_loaded(); /* the key's destructor runs at the thread's exit */
         keep = s->keyed = pthread_setspecific(stock_key, s) == 0;
+    }
     if (keep)
         s->block = b;
     else

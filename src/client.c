@@ -169,6 +169,7 @@ void pjdl__client_unref(pjdl_client *client) {
     if (callback_depth > 0 && client->owned) {
         pthread_attr_t attr;
         pthread_t thread;
+        pjdl__keep_loaded(); /* the thread runs our code after we return */
         bool started = pthread_attr_init(&attr) == 0;
         if (started) {
             pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

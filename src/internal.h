@@ -152,6 +152,13 @@ static inline void pjdl__client_ref(pjdl_client *client) {
 }
 void pjdl__client_unref(pjdl_client *client);
 
+/* Keeps the object the library's code is in mapped until the process ends
+ * (once; plugin_load.c). Called before code of ours is left to run later
+ * on its own (a thread-specific key's destructor, a thread of ours): a
+ * dlclose of the library, or of a shared object it was linked into
+ * statically, would otherwise unmap it first (tests/lib/test_unload.c). */
+void pjdl__keep_loaded(void);
+
 static inline const PJRT_Api *pjdl__client_api(const pjdl_client *client) {
     return client->plugin->api;
 }

@@ -2,9 +2,10 @@
  * the library can still be run after that (a thread's exit runs the
  * destructor of the thread's stock of view blocks; a client released inside
  * a plugin's callback is destroyed on a thread of the library's), so the
- * library must stay mapped. The library is dlopen'ed here, never linked.
- * Usage: test_unload LIBPJRT_DLPACK_SO (the reference plugin from
- * PJRT_REF_PLUGIN). */
+ * library must stay mapped, and so must a shared object the static library
+ * was linked into. Both are dlopen'ed here, never linked.
+ * Usage: test_unload LIBPJRT_DLPACK_SO EMBEDDING_SO (the reference plugin
+ * from PJRT_REF_PLUGIN). */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -19,7 +20,7 @@
 
 #include "pjrt_dlpack.h"
 
-static const char *lib_path;
+static const char *lib_path; /* the one under test */
 static void *lib;
 static sem_t imported, unloaded;
 
@@ -66,7 +67,7 @@ static void *worker(void *arg) {
 }
 
 static void thread_outlives_dlclose(void **state) {
-    (void)state;
+    lib_path = *state;
     lib = dlopen(lib_path, RTLD_NOW | RTLD_LOCAL);
     assert_non_null(lib);
     assert_int_equal(sem_init(&imported, 0, 0), 0);
@@ -75,7 +76,7 @@ static void thread_outlives_dlclose(void **state) {
     assert_int_equal(pthread_create(&thread, NULL, worker, NULL), 0);
     sem_wait(&imported);
     assert_int_equal(dlclose(lib), 0);
-    /* Still mapped: the library is marked not to be unloaded. */
+    /* Still mapped: the library pinned the object it is in. */
     void *again = dlopen(lib_path, RTLD_NOW | RTLD_NOLOAD);
     assert_non_null(again);
     dlclose(again);
@@ -86,11 +87,13 @@ static void thread_outlives_dlclose(void **state) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s LIBPJRT_DLPACK_SO\n", argv[0]);
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s LIBPJRT_DLPACK_SO EMBEDDING_SO\n", argv[0]);
         return 2;
     }
-    lib_path = argv[1];
-    const struct CMUnitTest tests[] = {cmocka_unit_test(thread_outlives_dlclose)};
+    const struct CMUnitTest tests[] = {
+        {"the_shared_library", thread_outlives_dlclose, NULL, NULL, argv[1]},
+        {"the_static_library_in_a_shared_object", thread_outlives_dlclose, NULL, NULL, argv[2]},
+    };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
