@@ -19,13 +19,19 @@ version" lines naming the environment:
   pym.client_from_buf    client.from_dlpack(buf)                (our exchange table)
   pym.client_from_buf_capsule
                          client.from_dlpack(buf.__dlpack__(max_version=(1, 3)))
+  pym.floor_from_np      floor.from_dlpack(numpy_array)         (the least a consumer does)
+  pym.floor_lib_from_np  floor.from_dlpack_lib(numpy_array)     (the same through the library)
   pym.jax_from_np        jax.dlpack.from_dlpack(numpy_array)
   pym.jax_from_buf       jax.dlpack.from_dlpack(buf)
 
 buf is a pjrt_dlpack buffer on the reference plugin's cpu platform; every
-tensor is (1024, 1024) float32. Usage (the modern environment's python, the
-built module on PYTHONPATH):
-  PYTHONPATH=build-bench/python $(bash scripts/python-env.sh python) \\
+tensor is (1024, 1024) float32. floor is bench/floor_consumer.c's
+_pjdl_floor.Floor on the same plugin: x.__dlpack__, the capsule claimed, the
+plugin's CreateViewOfDeviceBuffer, a minimal object whose death destroys the
+view and runs the deleter, and nothing else; from_dlpack_lib makes and
+releases the same view through the library (pjdl_import). Usage (the modern environment's
+python, the built module and _pjdl_floor on PYTHONPATH):
+  PYTHONPATH=build-bench/python:build-bench/bench $(bash scripts/python-env.sh python) \\
       bench/bench_python_modern.py [--smoke] [--plugin build-bench/lib/libpjrt_ref.so]
 """
 import argparse
@@ -44,6 +50,7 @@ import jaxlib  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+import _pjdl_floor  # noqa: E402
 import pjrt_dlpack  # noqa: E402
 
 SHAPE = (1024, 1024)
@@ -87,6 +94,13 @@ def main():
     assert client.from_dlpack(buf).unsafe_buffer_pointer() == buf.unsafe_buffer_pointer()
     assert jax.dlpack.from_dlpack(buf).shape == SHAPE
     assert type(tensor).__dlpack_c_exchange_api__ is not None
+    floor = _pjdl_floor.Floor(args.plugin)
+    refs = sys.getrefcount(array)
+    for floor_import in (floor.from_dlpack, floor.from_dlpack_lib):
+        view = floor_import(array)
+        assert sys.getrefcount(array) == refs + 1  # the export holds the array
+        del view
+        assert sys.getrefcount(array) == refs  # the view's death ran the deleter
 
     cases = [
         ("pym.np_from_buf", lambda: np.from_dlpack(buf)),
@@ -101,6 +115,8 @@ def main():
         ("pym.client_from_buf", lambda: client.from_dlpack(buf)),
         ("pym.client_from_buf_capsule",
          lambda: client.from_dlpack(buf.__dlpack__(max_version=version))),
+        ("pym.floor_from_np", lambda: floor.from_dlpack(array)),
+        ("pym.floor_lib_from_np", lambda: floor.from_dlpack_lib(array)),
         ("pym.jax_from_np", lambda: jax.dlpack.from_dlpack(array)),
         ("pym.jax_from_buf", lambda: jax.dlpack.from_dlpack(buf)),
     ]

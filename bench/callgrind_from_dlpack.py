@@ -1,13 +1,18 @@
-"""client.from_dlpack(numpy_array) or numpy.from_dlpack(numpy_array) N times
-in a loop, for instruction counts under valgrind (see README.md, issue 23):
-run it with N = 0 and N = 20000 and divide the difference by 20000.
+"""client.from_dlpack(numpy_array), numpy.from_dlpack(numpy_array) or the
+least consumer's import (bench/floor_consumer.c: floor.from_dlpack, and
+floor.from_dlpack_lib through the library) N times in a loop, for
+instruction counts under valgrind (see README.md, issue 23): run it with
+N = 0 and N = 20000 and divide the difference by 20000.
 
-  OPENBLAS_NUM_THREADS=1 PYTHONHASHSEED=0 PYTHONPATH=build-bench/python \\
+  OPENBLAS_NUM_THREADS=1 PYTHONHASHSEED=0 \\
+      PYTHONPATH=build-bench/python:build-bench/bench \\
+      PJRT_REF_PLUGIN=build-bench/lib/libpjrt_ref.so \\
       valgrind --tool=callgrind $(bash scripts/python-env.sh python) \\
-      bench/callgrind_from_dlpack.py client|np N
+      bench/callgrind_from_dlpack.py client|np|floor|floor_lib N
 
-Both sides are written out as bench_python_modern.py's lambdas call them
+Every side is written out as bench_python_modern.py's lambdas call them
 (attribute lookups included); the shape is its (1024, 1024) float32."""
+import os
 import sys
 
 import numpy as np
@@ -15,10 +20,17 @@ import numpy as np
 import pjrt_dlpack
 
 which, n = sys.argv[1], int(sys.argv[2])
-client = pjrt_dlpack.load_plugin().client(platform="cpu")
+plugin = os.environ.get("PJRT_REF_PLUGIN")
+client = pjrt_dlpack.load_plugin(plugin).client(platform="cpu")
 a = np.ones((1024, 1024), dtype=np.float32)
 client.from_dlpack(a)  # first calls (lookups, caches) outside the loop
 np.from_dlpack(a)
+if which.startswith("floor"):
+    import _pjdl_floor
+
+    floor = _pjdl_floor.Floor(plugin)
+    floor.from_dlpack(a)
+    floor.from_dlpack_lib(a)
 
 
 def run_client(n):
@@ -31,4 +43,17 @@ def run_np(n):
         np.from_dlpack(a)
 
 
-(run_client if which == "client" else run_np)(n)
+def run_floor(n):
+    for _ in range(n):
+        floor.from_dlpack(a)
+
+
+def run_floor_lib(n):
+    for _ in range(n):
+        floor.from_dlpack_lib(a)
+
+
+runs = {"client": run_client, "np": run_np, "floor": run_floor, "floor_lib": run_floor_lib}
+if which not in runs:
+    sys.exit(f"callgrind_from_dlpack.py: the first argument is one of {', '.join(runs)}")
+runs[which](n)

@@ -36,7 +36,7 @@ PYTHONPATH=$build/python PYTHONDONTWRITEBYTECODE=1 \
 modern_python=$(bash "$here/../scripts/python-env.sh" python)
 if [[ -x $modern_python ]]; then
     echo "== bench: Python, modern environment (bench_python_modern.py)"
-    PYTHONPATH=$build/python PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONPATH=$build/python:$build/bench PYTHONDONTWRITEBYTECODE=1 \
         "$modern_python" "$here/bench_python_modern.py" --plugin "$plugin" |
         tee "$out/raw-python-modern.tsv"
 else
