@@ -302,15 +302,30 @@ static int producer_device(PyObject *x, DLDevice *dl) {
  * the DLPack header suggests. An entry is trusted only while the type's
  * version tag is the one it had: CPython changes the tag whenever an
  * attribute of the type (or of a base) changes, and never gives a tag to two
- * types, so a freed type whose address is reused cannot match either. */
+ * types of one tag space (tag_space), so a freed type whose address is
+ * reused cannot match either. */
 typedef struct {
     PyTypeObject *type;
     unsigned int tag;
+    int64_t space;
     const DLPackExchangeAPI *api;
 } api_cache_entry;
 enum { API_CACHE_SIZE = 8 };
 static api_cache_entry api_cache[API_CACHE_SIZE]; /* guarded by the GIL */
 static unsigned int api_cache_next;
+
+/* Where version tags are unique. Up to CPython 3.11 one counter numbers
+ * every type of the process. From 3.12 each interpreter numbers its heap
+ * types itself, so two subinterpreters can give one tag to two types, one
+ * of which may take the address of the other once it is freed: the tags of
+ * the calling interpreter, whose id CPython never reuses. */
+static int64_t tag_space(void) {
+#if PY_VERSION_HEX >= 0x030C0000
+    return PyInterpreterState_GetID(PyInterpreterState_Get());
+#else
+    return 0;
+#endif
+}
 
 static int type_tag_valid(PyTypeObject *tp) {
 #ifdef Py_TPFLAGS_VALID_VERSION_TAG
@@ -343,9 +358,11 @@ static const DLPackExchangeAPI *usable_api(PyObject *capsule) {
  * none we can use. 0, or -1 with an exception set. */
 static int exchange_api_of(PyObject *x, const DLPackExchangeAPI **api) {
     PyTypeObject *tp = Py_TYPE(x);
+    int64_t space = tag_space();
     if (type_tag_valid(tp)) {
         for (int i = 0; i < API_CACHE_SIZE; i++) {
-            if (api_cache[i].type == tp && api_cache[i].tag == tp->tp_version_tag) {
+            if (api_cache[i].type == tp && api_cache[i].tag == tp->tp_version_tag &&
+                api_cache[i].space == space) {
                 *api = api_cache[i].api;
                 return 0;
             }
@@ -369,6 +386,7 @@ static int exchange_api_of(PyObject *x, const DLPackExchangeAPI **api) {
         api_cache_entry *e = &api_cache[api_cache_next++ % API_CACHE_SIZE];
         e->type = tp;
         e->tag = tp->tp_version_tag;
+        e->space = space;
         e->api = *api;
     }
     return 0;

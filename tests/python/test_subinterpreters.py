@@ -88,3 +88,48 @@ def test_allocator_without_the_gil_after_a_subinterpreter():
     print("ok")
     """)
     assert out.strip() == "ok"
+
+
+# Imports through the Buffer's exchange table and through the capsule of a
+# producer type without one, three times each: run in the main interpreter
+# and in subinterpreters (which cannot load NumPy: it refuses a second load).
+IMPORTS = """
+import array, os, pjrt_dlpack
+client = pjrt_dlpack.load_plugin(os.environ["PJRT_REF_PLUGIN"]).client(platform="cpu")
+buf = client.buffer(array.array("f", range(6)))
+
+class NoTable:
+    def __dlpack__(self, **kw):
+        return buf.__dlpack__(**kw)
+
+    def __dlpack_device__(self):
+        return buf.__dlpack_device__()
+
+for _ in range(3):
+    assert client.from_dlpack(buf).unsafe_buffer_pointer() == buf.unsafe_buffer_pointer()
+    assert client.from_dlpack(NoTable()).unsafe_buffer_pointer() == buf.unsafe_buffer_pointer()
+"""
+
+
+def test_exchange_table_cache_in_a_subinterpreter():
+    # The module keeps the exchange tables of producer types it has seen,
+    # keyed by the type's version tag, which CPython 3.12 and later number
+    # per interpreter (the key then holds the interpreter's id): each
+    # interpreter's imports find their own types' tables.
+    out = run_python(PRELUDE + f"""
+    imports = {IMPORTS!r}
+    try:
+        import _interpreters as subinterpreters
+    except ImportError:
+        import _xxsubinterpreters as subinterpreters
+    exec(imports, {{}})
+    for _ in range(2):
+        interp = subinterpreters.create()
+        subinterpreters.run_string(interp, imports)
+        subinterpreters.destroy(interp)
+    exec(imports, {{}})
+    tensor = torch.arange(6, dtype=torch.float32)  # PyTorch's own table
+    assert plugin.client(platform="cpu").from_dlpack(tensor).shape == (6,)
+    print("ok")
+    """)
+    assert out.strip() == "ok"
