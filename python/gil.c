@@ -45,13 +45,18 @@ static deferred *queue_head, *queue_tail;
 static atomic_int queued;    /* number of entries in the queue */
 static atomic_int scheduled; /* a pending call is registered */
 static atomic_int exiting;
-/* The interpreter the module was first initialized in: its objects are the
- * ones our callbacks touch. Set once, with the GIL, before any callback. */
+/* The main interpreter, where callbacks that need the GIL run: a foreign
+ * thread's PyGILState_Ensure (the exchange API's allocator) attaches there,
+ * and CPython runs the pending call there. Not the interpreter that first
+ * imported the module: the module is initialized once per process, so
+ * that may be a subinterpreter, since destroyed, whose threads would then
+ * be the only ones to run the main interpreter's deleters at once. Set
+ * once, with the GIL, before any callback. */
 static PyInterpreterState *home;
 
 void pjpy_set_home_interpreter(void) {
     if (home == NULL)
-        home = PyInterpreterState_Get();
+        home = PyInterpreterState_Main();
 }
 
 /* The thread state attached to this thread, or NULL. CPython 3.12 keeps the

@@ -138,14 +138,15 @@ int pjpy_address_arg(PyObject *obj, const char *what, void **out);
 
 /* ----------------------------------------------------------- threading */
 
-/* Whether this thread may run Python code of the module's interpreter: it
- * has an attached thread state (holds the GIL) of that interpreter
- * (PJPY_ATTACHED_HOME), of another one (PJPY_ATTACHED_OTHER), or none.
+/* Whether this thread may run Python code of the module's interpreter (the
+ * main one): it has an attached thread state (holds the GIL) of that
+ * interpreter (PJPY_ATTACHED_HOME), of another one (PJPY_ATTACHED_OTHER),
+ * or none.
  * Right with subinterpreters, on every supported Python (gil.c). */
 typedef enum { PJPY_DETACHED, PJPY_ATTACHED_HOME, PJPY_ATTACHED_OTHER } pjpy_attach;
 pjpy_attach pjpy_thread_attached(void);
 
-/* Records the calling thread's interpreter as the module's (module init). */
+/* Records the main interpreter as the module's (module init). */
 void pjpy_set_home_interpreter(void);
 
 /* Whether the GIL may be released around a library call: not once the

@@ -133,3 +133,31 @@ def test_exchange_table_cache_in_a_subinterpreter():
     print("ok")
     """)
     assert out.strip() == "ok"
+
+
+def test_module_first_imported_in_a_subinterpreter():
+    # The module is initialized once per process, by whichever interpreter
+    # imports it first. When that is a subinterpreter (alive or destroyed),
+    # the main interpreter's deleters must still run at once: a view's
+    # release gives NumPy its array back, not at some later library call.
+    for destroy in (True, False):
+        out = run_python(f"""
+        try:
+            import _interpreters as subinterpreters
+        except ImportError:
+            import _xxsubinterpreters as subinterpreters
+        interp = subinterpreters.create()
+        subinterpreters.run_string(interp, {IMPORTS!r})
+        if {destroy}:
+            subinterpreters.destroy(interp)
+        import os, sys, numpy as np, pjrt_dlpack
+        client = pjrt_dlpack.load_plugin(os.environ["PJRT_REF_PLUGIN"]).client(platform="cpu")
+        array = np.arange(6, dtype=np.float32)
+        refs = sys.getrefcount(array)
+        buf = client.from_dlpack(array)
+        assert sys.getrefcount(array) == refs + 1
+        del buf
+        assert sys.getrefcount(array) == refs, "the deleter did not run at the release"
+        print("ok")
+        """)
+        assert out.strip() == "ok"
