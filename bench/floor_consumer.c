@@ -18,7 +18,9 @@
  * none of what the module does beyond that: no other dtypes or layouts, no
  * copies, one client, no device= or copy=, no GIL release, no safety for a
  * plugin that calls on_delete on another thread (the deleter is then not
- * run: the array leaks rather than being released without the GIL).
+ * run: the array leaks rather than being released without the GIL; asked of
+ * PyGILState_Check, which is right while no subinterpreter has existed, as
+ * in the benchmark).
  * from_dlpack_lib hands the same tensor to pjdl_import (copy=NEVER) instead,
  * wrapped so that its deleter runs only with the GIL, and releases the
  * pjdl_buffer: the two differ by the library alone. A benchmark baseline,
@@ -65,15 +67,13 @@ static void on_delete(void *data, void *arg) {
 
 static void view_dealloc(PyObject *self) {
     view_object *v = (view_object *)self;
-    if (v->lib != NULL) {
-        pjdl_buffer_release(v->lib);
-        Py_DECREF(v->floor);
-        PyObject_Free(self);
-        return;
-    }
     PJRT_Buffer_Destroy_Args a = {.struct_size = PJRT_Buffer_Destroy_Args_STRUCT_SIZE,
                                   .buffer = v->buffer};
-    PJRT_Error *err = v->api->PJRT_Buffer_Destroy(&a);
+    PJRT_Error *err = NULL;
+    if (v->lib != NULL)
+        pjdl_buffer_release(v->lib);
+    else
+        err = v->api->PJRT_Buffer_Destroy(&a);
     if (err != NULL) {
         raise_plugin_error(v->api, err, "PJRT_Buffer_Destroy");
         PyErr_WriteUnraisable(self);
