@@ -2,6 +2,7 @@
 #include "dtype.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -178,27 +179,32 @@ pjdl_code pjdl_dtype_to_pjrt(DLDataType dtype, PJRT_Buffer_Type *out) {
     return pjdl__dtype_to_pjrt_checked(dtype, out);
 }
 
-/* dl_codes inverted: the PJRT type of (DLPack code, log2(bits / 8)), 0
- * (INVALID) where there is none. Built once from the table above. */
+/* dl_codes inverted: the PJRT type of (DLPack code, bits / 8) for whole
+ * bytes up to 128 bits, 0 (INVALID) where there is none. Built once from
+ * the table above. */
 #define DL_CODES 32
-#define DL_SIZES 5 /* 8, 16, 32, 64, 128 bits */
-static uint8_t dl_to_pjrt[DL_CODES][DL_SIZES];
+#define DL_MAX_BYTES 16 /* 128 bits */
+static uint8_t dl_to_pjrt[DL_CODES][DL_MAX_BYTES + 1];
 static pthread_once_t dl_to_pjrt_once = PTHREAD_ONCE_INIT;
-
-static int size_index(unsigned bits) {
-    /* 8 << i for i < DL_SIZES: one power of two in range. */
-    if (bits < 8 || bits > 8u << (DL_SIZES - 1) || (bits & (bits - 1)) != 0)
-        return -1;
-    return __builtin_ctz(bits) - 3;
-}
+/* Set once the table is built: the library's constructor builds it, so
+ * that an import tests a flag instead of calling pthread_once (callgrind:
+ * ~10 instructions of every import); a call made before the constructor
+ * ran (another object's constructor) still builds it once. */
+static atomic_bool dl_to_pjrt_built;
 
 static void dl_to_pjrt_build(void) {
     for (unsigned t = 0; t < PJDL_ELEMENT_TYPE_COUNT; t++) {
         const pjdl__element_type *info = pjdl__element_type_of((PJRT_Buffer_Type)t);
-        int k = info ? size_index(info->bits) : -1;
-        if (dl_codes[t].exchangeable && dl_codes[t].code < DL_CODES && k >= 0)
-            dl_to_pjrt[dl_codes[t].code][k] = (uint8_t)t;
+        unsigned bits = info ? info->bits : 0;
+        if (dl_codes[t].exchangeable && dl_codes[t].code < DL_CODES && bits >= 8 && bits % 8 == 0 &&
+            bits / 8 <= DL_MAX_BYTES)
+            dl_to_pjrt[dl_codes[t].code][bits / 8] = (uint8_t)t;
     }
+    atomic_store_explicit(&dl_to_pjrt_built, true, memory_order_release);
+}
+
+__attribute__((constructor)) static void dl_to_pjrt_init(void) {
+    pthread_once(&dl_to_pjrt_once, dl_to_pjrt_build);
 }
 
 /* The sub-byte PJRT type of a (code, bits < 8), INVALID if none: a search
@@ -213,13 +219,28 @@ static PJRT_Buffer_Type sub_byte_type(DLDataType dtype) {
     return PJRT_Buffer_Type_INVALID;
 }
 
-bool pjdl__dtype_to_pjrt_whole(DLDataType dtype, PJRT_Buffer_Type *out) {
-    pthread_once(&dl_to_pjrt_once, dl_to_pjrt_build);
-    int k = size_index(dtype.bits);
-    if (dtype.lanes != 1 || dtype.code >= DL_CODES || k < 0 || dl_to_pjrt[dtype.code][k] == 0)
+static inline bool whole_lookup(DLDataType dtype, PJRT_Buffer_Type *out) {
+    unsigned bits = dtype.bits;
+    if (dtype.lanes != 1 || dtype.code >= DL_CODES || bits % 8 != 0 || bits / 8 > DL_MAX_BYTES)
         return false;
-    *out = (PJRT_Buffer_Type)dl_to_pjrt[dtype.code][k];
+    uint8_t t = dl_to_pjrt[dtype.code][bits / 8];
+    if (t == 0)
+        return false;
+    *out = (PJRT_Buffer_Type)t;
     return true;
+}
+
+/* The first lookup before the constructor ran: out of line, so that the
+ * common path saves no registers around a call. */
+__attribute__((noinline, cold)) static bool whole_first(DLDataType dtype, PJRT_Buffer_Type *out) {
+    dl_to_pjrt_init();
+    return whole_lookup(dtype, out);
+}
+
+bool pjdl__dtype_to_pjrt_whole(DLDataType dtype, PJRT_Buffer_Type *out) {
+    if (!atomic_load_explicit(&dl_to_pjrt_built, memory_order_acquire))
+        return whole_first(dtype, out);
+    return whole_lookup(dtype, out);
 }
 
 pjdl_code pjdl__dtype_to_pjrt_checked(DLDataType dtype, PJRT_Buffer_Type *out) {

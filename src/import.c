@@ -208,12 +208,14 @@ static pjdl_code fp4x2_as_scalars(import_job *job, const DLTensor *t) {
 
 static pjdl_code job_prepare(import_job *job, const DLTensor *t,
                              const pjdl_import_options *options) {
-    if (options != NULL && options->struct_size == sizeof job->options)
+    if (options != NULL && options->struct_size == sizeof job->options) {
         job->options = *options; /* this version's struct: nothing to default */
-    else
+    } else {
+        job->options = (pjdl_import_options)PJDL_IMPORT_OPTIONS_INIT; /* what is not given */
         PJDL_TRY(pjdl__copy_options(options, options ? options->struct_size : 0,
                                     sizeof job->options, &job->options, sizeof job->options,
                                     "pjdl_import_options"));
+    }
     pjdl_copy c = job->options.copy;
     if (c != PJDL_COPY_IF_NEEDED && c != PJDL_COPY_NEVER && c != PJDL_COPY_ALWAYS)
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "import: unknown copy setting %d", (int)c);
@@ -295,8 +297,7 @@ static pjdl_code import_any(pjdl_client *const *clients, size_t n, const DLTenso
                             const pjdl_import_options *options, pjdl_buffer **out) {
     /* Field by field: job.layout has room for PJDL_MAX_RANK dimensions and
      * pjdl__tensor_check fills only what the tensor has. */
-    import_job job;
-    job.options = (pjdl_import_options)PJDL_IMPORT_OPTIONS_INIT;
+    import_job job; /* job.options: set by job_prepare */
     job.read_only = (flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
     job.padded = (flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) != 0;
     job.type = PJRT_Buffer_Type_INVALID;

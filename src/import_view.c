@@ -10,7 +10,7 @@ static void on_view_deleted(void *device_buffer_ptr, void *user_arg) {
 
 pjdl_code pjdl__import_view(import_job *job, PJRT_Buffer **out) {
     const pjdl_plugin *p = job->client->plugin;
-    PJDL_TRY(PJDL_NEED(p, PJRT_Client_CreateViewOfDeviceBuffer));
+    /* PJRT_Client_CreateViewOfDeviceBuffer is there (view_obstacle). */
     PJDL_TRY(PJDL_NEED(p, PJRT_Buffer_Destroy)); /* else the view could never be freed */
     const DLTensor *t = job->tensor;
     /* Row-major is PJRT's default; a layout is said only for permutations
