@@ -81,7 +81,8 @@ static void buffer_dealloc(PyObject *obj) {
         PJPY_CALL(self->client != NULL && ((pjpy_client *)self->client)->sync_views,
                   pjdl_buffer_release(self->buffer));
     Py_XDECREF(self->dl_device_tuple);
-    PyMem_Free(self->view);
+    if (self->view != NULL)
+        PyMem_Free(self->view);
     Py_XDECREF(self->client);
     if (spare_buffer == NULL)
         spare_buffer = obj;

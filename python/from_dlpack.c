@@ -755,7 +755,8 @@ static PyObject *import_capsule(PyObject *capsule, const import_request *req) {
  * tries the others in turn). 0, or -1 with MemoryError set. */
 static int prefer_own_client(PyObject *x, import_request *req, pjpy_client ***order) {
     *order = NULL;
-    if (!PyObject_TypeCheck(x, &pjpy_buffer_type) || ((pjpy_buffer *)x)->client == NULL)
+    if (req->num_clients < 2 || !PyObject_TypeCheck(x, &pjpy_buffer_type) ||
+        ((pjpy_buffer *)x)->client == NULL)
         return 0;
     pjpy_client *own = (pjpy_client *)((pjpy_buffer *)x)->client;
     size_t at = 0;
@@ -829,6 +830,7 @@ PyObject *pjpy_from_dlpack(pjpy_client *const *clients, size_t num_clients, PyOb
         prefer_own_client(x, &req, &order) < 0)
         return NULL;
     PyObject *buffer = from_dlpack_request(x, &req);
-    PyMem_Free(order);
+    if (order != NULL)
+        PyMem_Free(order);
     return buffer;
 }

@@ -103,6 +103,12 @@ int pjpy_may_release_gil(void) {
  * any, is the one left after it, and none when there was none: restoring
  * "none" clears whatever the callback left. */
 static void run_keeping_error(void (*run)(void *), void *arg) {
+    if (!PyErr_Occurred()) { /* the common case, without the fetch and restore */
+        run(arg);
+        if (PyErr_Occurred())
+            PyErr_Clear();
+        return;
+    }
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     run(arg);
@@ -155,17 +161,19 @@ static _Thread_local nogil_slot slot;
 
 static void enqueue(void (*run)(void *), void (*drop)(void *), void *arg);
 
-PyThreadState *pjpy_call_begin(int keep_gil) {
-    /* The caller holds the GIL: its thread state is attached. */
-    slot.open = PyInterpreterState_Get() == home;
-    return keep_gil ? NULL : PyEval_SaveThread();
+pjpy_call pjpy_call_begin(int keep_gil) {
+    /* The caller holds the GIL: its thread state is attached. The slot is
+     * found once and handed to pjpy_call_end (a TLS lookup less). */
+    nogil_slot *s = &slot;
+    s->open = PyInterpreterState_Get() == home;
+    return (pjpy_call){keep_gil ? NULL : PyEval_SaveThread(), s};
 }
 
-void pjpy_call_end(PyThreadState *save, int drain) {
-    if (save != NULL)
-        PyEval_RestoreThread(save);
-    nogil_slot kept = slot;
-    slot = (nogil_slot){0};
+void pjpy_call_end(pjpy_call call, int drain) {
+    if (call.save != NULL)
+        PyEval_RestoreThread(call.save);
+    nogil_slot kept = *call.slot;
+    *call.slot = (nogil_slot){0};
     if (kept.run != NULL && drain) {
         run_keeping_error(kept.run, kept.arg);
     } else if (kept.run != NULL) {

@@ -164,8 +164,12 @@ void pjpy_drain_deferred(void);
  * returns NULL); pjpy_call_end takes the GIL back if it was released, then
  * runs the slot's callback and the queued ones when `drain` is set, else
  * leaves them to the queue. */
-PyThreadState *pjpy_call_begin(int keep_gil);
-void pjpy_call_end(PyThreadState *save, int drain);
+typedef struct pjpy_call {
+    PyThreadState *save;     /* NULL: the GIL was kept */
+    struct nogil_slot *slot; /* this thread's slot (gil.c), found once per call */
+} pjpy_call;
+pjpy_call pjpy_call_begin(int keep_gil);
+void pjpy_call_end(pjpy_call call, int drain);
 
 /* Runs `stmt` (a library call that may wait or take locks) without the GIL
  * when that is allowed, unless `keep_gil` is set (only for a call known
@@ -175,9 +179,9 @@ void pjpy_call_end(PyThreadState *save, int drain);
 #define PJPY_CALL_DRAIN(keep_gil, stmt, drain)                                                     \
     do {                                                                                           \
         if (pjpy_may_release_gil()) {                                                              \
-            PyThreadState *pjpy_save_ = pjpy_call_begin(keep_gil);                                 \
+            pjpy_call pjpy_call_ = pjpy_call_begin(keep_gil);                                      \
             stmt;                                                                                  \
-            pjpy_call_end(pjpy_save_, (drain));                                                    \
+            pjpy_call_end(pjpy_call_, (drain));                                                    \
         } else {                                                                                   \
             stmt;                                                                                  \
         }                                                                                          \

@@ -254,6 +254,50 @@ def test_tensor_without_deleter_is_done_with_on_return(plugin):
     assert t.calls == 0
 
 
+def error_setting_view(cpu, data):
+    """A view of `data` whose producer's deleter leaves a Python error set
+    (MemoryError): PyErr_NoMemory itself, a C function that ignores the
+    tensor it is called with. Returns the buffer and the tensor, which the
+    caller keeps alive."""
+    t = HostTensor(ctypes.addressof(data), (len(data),))
+    t.struct.deleter = ctypes.cast(_py.PyErr_NoMemory, ctypes.c_void_p).value
+    capsule = _py.PyCapsule_New(t.address, b"dltensor_versioned", None)
+    return cpu.from_dlpack(capsule), t
+
+
+def test_error_left_by_a_deleter_is_cleared(cpu):
+    """The deleter runs when the release returns, with no exception pending:
+    what it leaves set is cleared (an error indicator set past a statement
+    would surface in unrelated code). pythonapi's PyErr_Occurred raises a
+    set error itself."""
+    data = (ctypes.c_float * 8)(*range(8))
+    buf, t = error_setting_view(cpu, data)
+    occurred = _py.PyErr_Occurred  # looked up first: a lookup may clear the indicator
+    del buf
+    assert not occurred()
+    assert np.asarray(cpu.from_dlpack(np.ones(2, np.float32))).tolist() == [1.0, 1.0]
+
+
+def test_deleter_keeps_the_exception_being_raised(cpu):
+    """A release while an exception is being raised (sorted() drops the keys
+    it made when a later key raises): the deleter runs, and the exception
+    that propagates is the one raised, not the deleter's."""
+    data = (ctypes.c_float * 8)(*range(8))
+    kept = []
+
+    def key(i):
+        if i == 1:
+            raise ZeroDivisionError("the key's own")
+        buf, t = error_setting_view(cpu, data)
+        kept.append(t)
+        return buf
+
+    occurred = _py.PyErr_Occurred
+    with pytest.raises(ZeroDivisionError, match="the key's own"):
+        sorted([0, 1], key=key)
+    assert not occurred()
+
+
 def test_shutdown_during_asynchronous_transfers():
     out = run_python(PRELUDE + """
     client = plugin.client(platform="xpu", transfer_delay_us=20000)
