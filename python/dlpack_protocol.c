@@ -27,23 +27,28 @@ static void delete_tensor(void *tensor, int versioned) {
     }
 }
 
-static void capsule_destructor(PyObject *capsule, const char *name, int versioned) {
+static void delete_versioned(void *tensor) {
+    delete_tensor(tensor, 1);
+}
+
+static void delete_legacy(void *tensor) {
+    delete_tensor(tensor, 0);
+}
+
+/* A capsule dies, maybe while an exception is being raised: the tensor's
+ * deleter must neither lose that exception nor leave one of its own. */
+static void capsule_destructor(PyObject *capsule, const char *name, void (*delete)(void *)) {
     if (!PyCapsule_IsValid(capsule, name))
         return; /* consumed: the consumer owns the tensor */
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    void *t = PyCapsule_GetPointer(capsule, name);
-    if (t != NULL)
-        delete_tensor(t, versioned);
-    PyErr_Restore(type, value, tb);
+    pjpy_run_keeping_error(delete, PyCapsule_GetPointer(capsule, name));
 }
 
 static void capsule_versioned_destructor(PyObject *capsule) {
-    capsule_destructor(capsule, versioned_name, 1);
+    capsule_destructor(capsule, versioned_name, delete_versioned);
 }
 
 static void capsule_legacy_destructor(PyObject *capsule) {
-    capsule_destructor(capsule, legacy_name, 0);
+    capsule_destructor(capsule, legacy_name, delete_legacy);
 }
 
 /* The keyword arguments of __dlpack__ and release_to_dlpack, parsed by hand

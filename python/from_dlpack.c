@@ -394,13 +394,14 @@ static int exchange_api_of(PyObject *x, const DLPackExchangeAPI **api) {
 
 /* Calls the deleter of a tensor this module owns and will not use, keeping
  * any exception being raised. Needs the GIL (the producer's deleter may). */
-static void delete_owned(DLManagedTensorVersioned *t) {
-    if (t->deleter == NULL)
-        return;
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
+static void call_deleter(void *tensor) {
+    DLManagedTensorVersioned *t = tensor;
     t->deleter(t);
-    PyErr_Restore(type, value, tb);
+}
+
+static void delete_owned(DLManagedTensorVersioned *t) {
+    if (t->deleter != NULL)
+        pjpy_run_keeping_error(call_deleter, t);
 }
 
 /* What one from_dlpack call asks for: the clients that may take the data
@@ -491,8 +492,8 @@ static PyObject *from_exchange_api(const DLPackExchangeAPI *api, PyObject *x, im
     DLManagedTensorVersioned *t = NULL;
     int rc = api->managed_tensor_from_py_object_no_sync(x, &t);
     if (rc != 0 || t == NULL) {
-        if (rc == 0 && t != NULL)
-            delete_owned(t);
+        /* A failed call hands nothing over, whatever it left in t: the
+         * exchange API's out-parameter is the caller's only on success. */
         if (!PyErr_Occurred())
             PyErr_Format(pjpy_dlpack_error,
                          "from_dlpack: the exchange API of %.100s failed without saying why",

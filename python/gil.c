@@ -99,10 +99,7 @@ int pjpy_may_release_gil(void) {
     return !atomic_load(&exiting) && !finalizing();
 }
 
-/* Runs a callback (with the GIL) so that the exception being raised, if
- * any, is the one left after it, and none when there was none: restoring
- * "none" clears whatever the callback left. */
-static void run_keeping_error(void (*run)(void *), void *arg) {
+void pjpy_run_keeping_error(void (*run)(void *), void *arg) {
     if (!PyErr_Occurred()) { /* the common case, without the fetch and restore */
         run(arg);
         if (PyErr_Occurred())
@@ -132,7 +129,7 @@ void pjpy_drain_deferred(void) {
         pthread_mutex_unlock(&queue_mu);
         if (d == NULL)
             break;
-        run_keeping_error(d->run, d->arg);
+        pjpy_run_keeping_error(d->run, d->arg);
         free(d);
     }
 }
@@ -175,7 +172,7 @@ void pjpy_call_end(pjpy_call call, int drain) {
     nogil_slot kept = *call.slot;
     *call.slot = (nogil_slot){0};
     if (kept.run != NULL && drain) {
-        run_keeping_error(kept.run, kept.arg);
+        pjpy_run_keeping_error(kept.run, kept.arg);
     } else if (kept.run != NULL) {
         enqueue(kept.run, kept.drop, kept.arg);
     }

@@ -154,6 +154,12 @@ void pjpy_set_home_interpreter(void);
  * thread find the GIL held and run at once. */
 int pjpy_may_release_gil(void);
 
+/* Runs run(arg) (with the GIL) so that the exception being raised, if any,
+ * is the one left after it, and none when there was none: what the callback
+ * leaves is cleared. The one home of that rule for every callback the module
+ * runs while an exception may be in flight (deleters, deferred callbacks). */
+void pjpy_run_keeping_error(void (*run)(void *), void *arg);
+
 /* Runs the callbacks queued by pjpy_call_with_gil. Needs the GIL. */
 void pjpy_drain_deferred(void);
 

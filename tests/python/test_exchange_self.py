@@ -17,6 +17,7 @@ from dlpack_ctypes import (
     KDL_METAL,
     KDL_ONEAPI,
     CountingDeleter,
+    FROM_PY,
     ExchangeAPI,
     HostTensor,
     Table,
@@ -245,6 +246,33 @@ def test_consumer_checks_the_table_version(cpu, table):
     with pytest.raises(TypeError, match="Producer"):
         cpu.from_dlpack(chained())
     assert chained.calls == 0
+
+
+def test_consumer_reports_a_table_that_fails_without_saying_why(cpu):
+    # A producer's managed_tensor_from_py_object_no_sync that returns 0 with
+    # no tensor, or -1 with no exception set: a DLPackError naming the
+    # producer's type, not a SystemError or a crash. What a failed call left
+    # in its out-parameter is not the consumer's to delete.
+    buf = cpu.buffer(np.arange(3, dtype=np.float32))
+    Producer = _table_class(1, 3, None, buf)
+    leftover = ctypes.c_void_p(0x10)  # an address no deleter may be called on
+    results = []
+
+    @FROM_PY
+    def silent(obj, out):
+        rc = results.pop(0)
+        if rc != 0:
+            out[0] = leftover
+        return rc
+
+    Producer.keep.managed_tensor_from_py_object_no_sync = ctypes.cast(silent, ctypes.c_void_p)
+    Producer.keep_fn = silent
+    for rc in (0, -1):
+        results.append(rc)
+        with pytest.raises(pjrt_dlpack.DLPackError, match="exchange API of Producer failed"):
+            cpu.from_dlpack(Producer())
+        assert results == []
+    assert Producer.calls == 0  # the table was asked, not __dlpack__
 
 
 def test_registry_change_reaches_cached_devices(table, xpu):
