@@ -1,11 +1,19 @@
 """Turns benchmark result lines into bench/results/results.md and the plot.
 
-Usage: report.py OUTDIR RESULTS.tsv... (lines "key<TAB>value<TAB>unit", as
-printed by pjdl_bench, pjdl_bench_torch and bench_python.py). Writes
+Usage: report.py OUTDIR [RESULTS.tsv...] (lines "key<TAB>value<TAB>unit", as
+printed by pjdl_bench, pjdl_bench_torch and bench_python.py; without files,
+OUTDIR/raw-NAME.tsv for each NAME of RAW, which bench/run.sh writes). Writes
 OUTDIR/results.md (its rows and targets: bench/targets.tsv), OUTDIR/latency.dat,
 OUTDIR/latency.gp and, when gnuplot is installed, OUTDIR/latency.png. Missing
 results become "n/a" rows; the exit status is 0 either way (benchmarks are not
 tests).
+
+       report.py --check README.md OUTDIR: whether the README's table of
+targets (the first table of its Performance section, and the "N of M
+targets met." line after it), OUTDIR/results.md's and the one OUTDIR's raw
+files give are the same run's; exit status 1, with the difference, when
+not (make bench rewrites the committed bench/results/: its output is
+committed together with the README's table, or not at all).
 """
 import os
 import shutil
@@ -14,6 +22,10 @@ import sys
 
 
 VERSIONS = []  # (name, version) from "version<TAB>name<TAB>version" lines
+# The raw result files of a run, OUTDIR/raw-NAME.tsv, in the order they are
+# read (bench/run.sh writes them).
+RAW = ("c", "torch", "torch2", "xla", "python", "python-modern")
+TARGETS_HEADER = "| what | value | baseline | ratio | target | met |"
 
 
 def load(paths):
@@ -99,8 +111,7 @@ def machine_scaling(r):
 
 def table(r, rows):
     targets = [row for row in rows if row[5] is not None]
-    out = ["| what | value | baseline | ratio | target | met |",
-           "| --- | --- | --- | --- | --- | --- |"]
+    out = [TARGETS_HEADER, "| --- | --- | --- | --- | --- | --- |"]
     met_count = 0
     for row in targets:
         cells, ratio = row_cells(r, row)
@@ -173,13 +184,62 @@ def plot(r, outdir):
         print("report: gnuplot not found; latency.png not drawn", file=sys.stderr)
 
 
+def targets_part(lines):
+    """The table of targets in `lines` and the "N of M targets met." line
+    after it (None when there is no such table)."""
+    try:
+        start = lines.index(TARGETS_HEADER)
+    except ValueError:
+        return None
+    end = start
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    met = next((line for line in lines[end:end + 3] if line.endswith("targets met.")), "")
+    return lines[start:end] + [met]
+
+
+def check(readme, outdir):
+    """0 when the three tables agree, else 1 with the first difference."""
+    with open(readme) as f:
+        text = f.read().split("\n## Performance", 1)
+    with open(os.path.join(outdir, "results.md")) as f:
+        results = f.read().splitlines()
+    regenerated = table(load(raw_paths(outdir)), load_rows()).splitlines()
+    tables = [("README.md's Performance section", targets_part(text[1].splitlines())
+               if len(text) == 2 else None),
+              ("results.md", targets_part(results)),
+              ("the raw files (raw-*.tsv)", targets_part(regenerated))]
+    for name, lines in tables:
+        if lines is None:
+            print(f"report.py --check: no table of targets in {name}", file=sys.stderr)
+            return 1
+    for name, lines in tables[:2]:
+        other = tables[2][1]
+        for k in range(max(len(lines), len(other))):
+            a = lines[k] if k < len(lines) else "(nothing)"
+            b = other[k] if k < len(other) else "(nothing)"
+            if a != b:
+                print(f"report.py --check: {name} is not the run of {outdir}'s raw files:\n"
+                      f"  {name}: {a}\n  raw files: {b}\n"
+                      f"make bench rewrites {outdir}: commit its output with the README's "
+                      f"table, or restore it (git checkout {outdir})", file=sys.stderr)
+                return 1
+    return 0
+
+
+def raw_paths(outdir):
+    return [os.path.join(outdir, f"raw-{name}.tsv") for name in RAW]
+
+
 def main():
-    if len(sys.argv) < 3:
+    if len(sys.argv) == 4 and sys.argv[1] == "--check":
+        return check(sys.argv[2], sys.argv[3])
+    if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
         print(__doc__, file=sys.stderr)
         return 2
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
-    r = load(sys.argv[2:])
+    r = load(sys.argv[2:] or raw_paths(outdir))
     with open(os.path.join(outdir, "results.md"), "w") as f:
         f.write("# Benchmark results\n\n")
         f.write("Produced by `make bench` (bench/run.sh): medians of interleaved rounds, "

@@ -44,5 +44,4 @@ else
     : >"$out/raw-python-modern.tsv"
 fi
 echo "== bench: report"
-/usr/bin/python3 "$here/report.py" "$out" "$out/raw-c.tsv" "$out/raw-torch.tsv" \
-    "$out/raw-torch2.tsv" "$out/raw-xla.tsv" "$out/raw-python.tsv" "$out/raw-python-modern.tsv"
+/usr/bin/python3 "$here/report.py" "$out" # reads $out/raw-*.tsv (report.py's RAW)
