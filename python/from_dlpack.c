@@ -392,13 +392,13 @@ static int exchange_api_of(PyObject *x, const DLPackExchangeAPI **api) {
     return 0;
 }
 
-/* Calls the deleter of a tensor this module owns and will not use, keeping
- * any exception being raised. Needs the GIL (the producer's deleter may). */
 static void call_deleter(void *tensor) {
     DLManagedTensorVersioned *t = tensor;
     t->deleter(t);
 }
 
+/* Calls the deleter of a tensor this module owns and will not use, keeping
+ * any exception being raised. Needs the GIL (the producer's deleter may). */
 static void delete_owned(DLManagedTensorVersioned *t) {
     if (t->deleter != NULL)
         pjpy_run_keeping_error(call_deleter, t);
