@@ -459,13 +459,40 @@ static int check_tensor(const DLManagedTensorVersioned *versioned, const DLTenso
     return 0;
 }
 
-/* No-sync export: the data is ready on the producer's current stream, which
- * the import then names as the stream the data comes from. Host memory has
- * no stream, and neither has an export of our own table: it is ready when
+/* For a producer on a device with streams that one of `clients` drives: the
+ * stream the producer should order its work before (the device's stream).
+ * Returns 1 with *stream set, 0 for "no stream". */
+static int consumer_stream(DLDevice dl, pjpy_client *const *clients, size_t n, long long *stream) {
+    if (pjdl_dl_device_type_host_reachable(dl.device_type))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        pjdl_device *device = NULL;
+        if (pjdl_client_find_dl(clients[i]->client, dl, &device, NULL) != PJDL_OK)
+            continue;
+        intptr_t s = 0;
+        if (pjdl_device_stream(device, &s) == PJDL_OK) {
+            *stream = (long long)s;
+            return 1;
+        }
+        return 0;
+    }
+    return 0;
+}
+
+/* No-sync export: the data is ready on the producer's current stream, and
+ * ordering the import after it is the consumer's job. The view can name
+ * one stream (CreateViewOfDeviceBuffer's), but where the device has a
+ * stream of its own the plugin takes no other there (XLA's CUDA plugin:
+ * "Only GPU streams used for dlpack imports are supported"; the reference
+ * plugin: only its own streams), and a NULL current stream (CUDA's legacy
+ * default stream) orders nothing against the plugin's. Then the capsule
+ * protocol orders it: __dlpack__(stream=) has the producer order its work
+ * before the device's stream (capsule_from_producer). Host memory has no
+ * stream, and neither has an export of our own table: it is ready when
  * handed out, and a stream of ours would be one client's, maybe not the
- * one the import targets. 0, or -1 with an exception set. */
-static int take_producer_stream(const DLPackExchangeAPI *api, DLDevice src,
-                                pjdl_import_options *opts) {
+ * one the import targets. 0 (req->opts set), 1 (take the capsule protocol
+ * instead), or -1 with an exception set. */
+static int take_producer_stream(const DLPackExchangeAPI *api, DLDevice src, import_request *req) {
     if (pjdl_dl_device_type_host_reachable(src.device_type) || api->current_work_stream == NULL ||
         pjpy_exchange_api_is_ours(api))
         return 0;
@@ -476,16 +503,20 @@ static int take_producer_stream(const DLPackExchangeAPI *api, DLDevice src,
                             "from_dlpack: the producer's current_work_stream failed");
         return -1;
     }
+    long long own = 0;
+    if (consumer_stream(src, req->clients, req->num_clients, &own) &&
+        (intptr_t)own != (intptr_t)stream)
+        return 1;
     if (stream != NULL) {
-        opts->has_stream = true;
-        opts->stream = (intptr_t)stream;
+        req->opts.has_stream = true;
+        req->opts.stream = (intptr_t)stream;
     }
     return 0;
 }
 
 /* The import through a producer's exchange table. Sets *fallback (and
  * returns NULL with no exception) when only the capsule protocol can do the
- * job (see needs_producer_copy). */
+ * job (see needs_producer_copy and take_producer_stream). */
 static PyObject *from_exchange_api(const DLPackExchangeAPI *api, PyObject *x, import_request *req,
                                    int *fallback) {
     *fallback = 0;
@@ -506,9 +537,12 @@ static PyObject *from_exchange_api(const DLPackExchangeAPI *api, PyObject *x, im
      * matter. */
     PyObject *buffer = NULL;
     if (check_tensor(t, &t->dl_tensor, req) == 0) {
-        if (needs_producer_copy(t->dl_tensor.device, req->target))
+        int capsule = needs_producer_copy(t->dl_tensor.device, req->target)
+                          ? 1
+                          : take_producer_stream(api, t->dl_tensor.device, req);
+        if (capsule == 1)
             *fallback = 1;
-        else if (take_producer_stream(api, t->dl_tensor.device, &req->opts) == 0)
+        else if (capsule == 0)
             buffer = pjpy_import_owned(req->clients, req->num_clients, t, &req->opts);
     }
     if (buffer == NULL)
@@ -603,26 +637,6 @@ static PyObject *import_tensor(pjpy_client *const *clients, size_t num_clients, 
 PyObject *pjpy_import_owned(pjpy_client *const *clients, size_t num_clients,
                             DLManagedTensorVersioned *tensor, const pjdl_import_options *opts) {
     return import_tensor(clients, num_clients, tensor, 1, opts);
-}
-
-/* For a producer on a device with streams that one of `clients` drives: the
- * stream the producer should order its work before (the device's stream).
- * Returns 1 with *stream set, 0 for "no stream". */
-static int consumer_stream(DLDevice dl, pjpy_client *const *clients, size_t n, long long *stream) {
-    if (pjdl_dl_device_type_host_reachable(dl.device_type))
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        pjdl_device *device = NULL;
-        if (pjdl_client_find_dl(clients[i]->client, dl, &device, NULL) != PJDL_OK)
-            continue;
-        intptr_t s = 0;
-        if (pjdl_device_stream(device, &s) == PJDL_OK) {
-            *stream = (long long)s;
-            return 1;
-        }
-        return 0;
-    }
-    return 0;
 }
 
 /* Parses copy= and device= into *req, with the clients the caller gave.

@@ -18,6 +18,7 @@ from dlpack_ctypes import (
     KDL_ONEAPI,
     CountingDeleter,
     FROM_PY,
+    STREAM,
     ExchangeAPI,
     HostTensor,
     Table,
@@ -298,3 +299,52 @@ def test_registry_change_reaches_cached_devices(table, xpu):
     finally:
         pjrt_dlpack.register_platform("xpu", pjrt_dlpack.kDLOneAPI)
     assert devices() == [(KDL_ONEAPI, 0)] * 3
+
+
+def test_consumer_orders_a_foreign_device_tensor_after_its_stream(table, xpu):
+    # A foreign table's no-sync export of device memory is ready on the
+    # producer's current stream. The view names a stream only when it is the
+    # device's own: the plugin takes no other (XLA's CUDA plugin refused
+    # PyTorch's side stream on an H200: "Only GPU streams used for dlpack
+    # imports are supported"), and a NULL stream (CUDA's legacy default)
+    # orders nothing. Otherwise the import asks __dlpack__(stream=<the
+    # device's stream>), and the producer orders its work before it.
+    buf = xpu.buffer(np.arange(6, dtype=np.float32), device=xpu.devices[0])
+    kind, dev_id = buf.__dlpack_device__()
+    own = table.stream(kind, dev_id)
+    assert own is not None
+    Producer = _table_class(1, 3, None, buf)
+    streams = []
+    asked = []
+
+    @FROM_PY
+    def hand_out(obj, out):
+        out[0] = table.managed(buf)  # device memory of xpu:0
+        return 0
+
+    @STREAM
+    def current(device_type, device_id, out):
+        out[0] = streams[0]
+        return 0
+
+    real_dlpack = Producer.__dlpack__
+
+    def recording_dlpack(self, **kwargs):
+        asked.append(kwargs.get("stream"))
+        return real_dlpack(self, **kwargs)
+
+    Producer.__dlpack__ = recording_dlpack
+    Producer.keep.managed_tensor_from_py_object_no_sync = ctypes.cast(hand_out, ctypes.c_void_p)
+    Producer.keep.current_work_stream = ctypes.cast(current, ctypes.c_void_p)
+    Producer.keep_fns = (hand_out, current)
+    for stream, through_capsule in ((0xDEAD000, True), (None, True), (own, False)):
+        streams[:] = [stream]
+        asked.clear()
+        Producer.calls = 0
+        view = xpu.from_dlpack(Producer())
+        assert view.unsafe_buffer_pointer() == buf.unsafe_buffer_pointer()
+        assert view.to_bytes() == buf.to_bytes()
+        assert Producer.calls == (1 if through_capsule else 0), stream
+        assert asked == ([own] if through_capsule else []), stream
+        del view
+    gc.collect()
