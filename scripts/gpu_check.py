@@ -255,7 +255,9 @@ def check_cli_check():
         failing = [line for line in out if line.startswith("FAIL")]
         detail = " | ".join(failing + [summary]) if failing else tail(r.stderr + r.stdout)
         raise CheckFailed(f"pjrt-dlpack check exited {r.returncode}: {detail}")
-    return summary
+    # The checks that did not pass, each with its reason, after the counts.
+    unsupported = [" ".join(line.split()) for line in out if line.startswith(("UNSUPPORTED", "SKIP"))]
+    return " | ".join([summary] + unsupported)
 
 
 # --- Python: modules, plugin, client ---------------------------------------
