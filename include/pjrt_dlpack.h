@@ -494,7 +494,11 @@ typedef struct pjdl_import_options {
     pjdl_device *device;
     pjdl_memory *memory;
     /* The producer's stream: the data is ready when that stream reaches the
-     * point of this call (CreateViewOfDeviceBuffer's stream). */
+     * point of this call (CreateViewOfDeviceBuffer's stream). Plugins take
+     * their own streams here, not another framework's (XLA's CUDA plugin:
+     * NOT_FOUND, "Only GPU streams used for dlpack imports are
+     * supported"): have the producer order its work before
+     * pjdl_device_stream's stream, and name that one. */
     bool has_stream;
     intptr_t stream;
 } pjdl_import_options;
