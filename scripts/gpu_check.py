@@ -553,16 +553,27 @@ def check_timing(n):
         with cupy.cuda.Device(S.dl_id):
             c = cupy.arange(1 << 20, dtype=cupy.float32)
         torch.cuda.synchronize()
+        side = torch.cuda.Stream(device=torch_device())
+
+        def torch_import_across_streams():
+            # PyTorch as the consumer of another stream's data: CuPy's
+            # __dlpack__(stream=) orders it, as PyTorch's orders ours.
+            with torch.cuda.stream(side):
+                return torch.from_dlpack(c)
+
         export = median_us(lambda: torch.from_dlpack(buf), n)
         imp = median_us(lambda: S.client.from_dlpack(t), n)
         base = median_us(lambda: torch.from_dlpack(c), n)
-        S.timings = (export, imp, base)
-        for label, v in (("export", export), ("import", imp), ("baseline", base)):
+        base_sync = median_us(torch_import_across_streams, n)
+        S.timings = (export, imp, base, base_sync)
+        for label, v in (("export", export), ("import", imp), ("baseline", base),
+                         ("baseline across streams", base_sync)):
             expect(v == v and v > 0, f"{label} time is {v}")
         return (
             f"median of {n}: export torch.from_dlpack(buf) {export:.1f} us, import "
-            f"client.from_dlpack(tensor) {imp:.1f} us; torch.from_dlpack(cupy_array) {base:.1f} us "
-            f"(export x{export / base:.1f}, import x{imp / base:.1f})"
+            f"client.from_dlpack(tensor) {imp:.1f} us; torch.from_dlpack(cupy_array) {base:.1f} us, "
+            f"on a side stream {base_sync:.1f} us (export x{export / base:.1f}, "
+            f"import x{imp / base_sync:.1f} the latter: both order across streams)"
         )
 
     return run
