@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The CUDA checks of scripts/gpu-check.sh: pjrt_dlpack against XLA's CUDA
-PJRT plugin, with PyTorch and CuPy on the other side of the exchange.
+PJRT plugin, with PyTorch and CuPy on the other side of the exchange, and
+pjrt_dlpack.jax on JAX's own CUDA backend.
 
 Run by gpu-check.sh after it has built the command and the module (the
 module must be on PYTHONPATH):
@@ -115,6 +116,9 @@ class State:
     host = None
     cupy_array = None
     timings = None
+    jax = None
+    pjax = None
+    jax_array = None
 
 
 S = State()
@@ -579,9 +583,60 @@ def check_timing(n):
     return run
 
 
+# --- pjrt_dlpack.jax on JAX's own CUDA backend ------------------------------
+
+
+def check_import_jax():
+    # JAX's CUDA client, made at its first use, takes most of the GPU's
+    # memory unless told not to; PyTorch and CuPy need some.
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    jax = importlib.import_module("jax")
+    S.jax = jax
+    S.pjax = importlib.import_module("pjrt_dlpack.jax")
+    devices = jax.devices()
+    expect(devices and devices[0].platform == "gpu", f"JAX's default devices are {devices}, not CUDA")
+    S.jax_array = jax.numpy.arange(1 << 20, dtype=jax.numpy.float32) * 3
+    S.jax_array.block_until_ready()
+    return f"jax {jax.__version__} on {devices[0]}"
+
+
+def check_jax_export_torch():
+    np, torch, x = S.np, S.torch, S.jax_array
+    dl = tuple(S.pjax.dlpack_device(x))
+    expect(dl == (KDL_CUDA, S.dl_id), f"pjrt_dlpack.jax.dlpack_device(x) is {dl}")
+    t = torch.from_dlpack(S.pjax.export(x))
+    ptr = x.unsafe_buffer_pointer()
+    expect(t.device.type == "cuda", f"PyTorch got a tensor on {t.device}")
+    expect(t.data_ptr() == ptr, f"not zero-copy: tensor at {t.data_ptr():#x}, array at {ptr:#x}")
+    expect(np.array_equal(t.cpu().numpy(), np.arange(1 << 20, dtype=np.float32) * 3),
+           "PyTorch reads different data")
+    return f"torch.from_dlpack(pjrt_dlpack.jax.export(x)): zero-copy at {ptr:#x}"
+
+
+def check_jax_client_view():
+    np, torch = S.np, S.torch
+    c = S.pjax.client(S.jax_array)
+    t = torch.full((1000,), 2.0, device=torch_device()).mul_(3)
+    buf = c.from_dlpack(t)
+    expect(buf.unsafe_buffer_pointer() == t.data_ptr(), "not a view")
+    expect(bool((np.frombuffer(buf.to_bytes(), dtype=np.float32) == 6).all()), "wrong data")
+    return f"pjrt_dlpack.jax.client(x): JAX's own {c.platform} client; a PyTorch tensor viewed in it"
+
+
+def check_jax_from_dlpack():
+    np, torch, jax = S.np, S.torch, S.jax
+    t = torch.arange(12, dtype=torch.float32, device=torch_device())
+    y = S.pjax.from_dlpack(t)
+    expect(isinstance(y, jax.Array), f"pjrt_dlpack.jax.from_dlpack returned {type(y).__name__}")
+    expect(y.unsafe_buffer_pointer() == t.data_ptr(), "not zero-copy")
+    expect(np.array_equal(np.asarray(y), np.arange(12, dtype=np.float32)), "wrong data")
+    return f"pjrt_dlpack.jax.from_dlpack(tensor): a jax.Array on {list(y.devices())[0]}, zero-copy"
+
+
 def check_teardown():
     S.export_buf = None
     S.cupy_array = None
+    S.jax_array = None
     gc.collect()
     if S.torch is not None:
         S.torch.cuda.synchronize()
@@ -632,6 +687,10 @@ def main():
     r.run("import-torch-2d", check_import_torch_2d, needs=gpu)
     r.run("import-cupy-view", check_import_cupy, needs=["device-mapping", "import-numpy", "cupy-cuda"])
     r.run("timing", check_timing(args.repeat), needs=["export-torch", "import-torch-view", "cupy-cuda"])
+    r.run("import-jax", check_import_jax, needs=["torch-cuda", "import-pjrt_dlpack"])
+    r.run("jax-export-torch", check_jax_export_torch, needs=["import-jax", "device-mapping"])
+    r.run("jax-client-view", check_jax_client_view, needs=["import-jax", "device-mapping"])
+    r.run("jax-from-dlpack", check_jax_from_dlpack, needs=["import-jax", "device-mapping"])
     r.run("teardown", check_teardown, needs=["client"])
 
     total = r.passed + r.failed
