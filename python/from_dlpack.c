@@ -203,13 +203,14 @@ static PyObject *call_method(PyObject *x, PyObject *name, PyObject *const *kwval
     return r;
 }
 
-/* Calls x.__dlpack__, first as an array API 2023.12 consumer (max_version,
- * copy=False when no copy is allowed, and dl_device when the data should
- * come to the host from a device only the producer can read), then, for
- * producers that do not know those keywords (NumPy 1.24, PyTorch 1.13),
- * without them. */
+/* Calls x.__dlpack__, first as an array API 2023.12 consumer (max_version;
+ * copy=False for `copy` NEVER, copy=True for ALWAYS, nothing for IF_NEEDED;
+ * and dl_device when the data should come to the host from a device only
+ * the producer can read), then, for producers that do not know those
+ * keywords (NumPy 1.24, PyTorch 1.13), without them: *plain is then set. */
 static PyObject *request_capsule(PyObject *x, pjdl_copy copy, int has_stream, long long stream,
-                                 const DLDevice *dl_device) {
+                                 const DLDevice *dl_device, int *plain) {
+    *plain = 0;
     if (names_ready() < 0)
         return NULL;
     PyObject *values[4], *keys[4];
@@ -232,9 +233,9 @@ static PyObject *request_capsule(PyObject *x, pjdl_copy copy, int has_stream, lo
         keys[n] = names[NAME_DL_DEVICE];
         values[n++] = dev;
     }
-    if (copy == PJDL_COPY_NEVER) {
+    if (copy != PJDL_COPY_IF_NEEDED) {
         keys[n] = names[NAME_COPY];
-        values[n++] = Py_False;
+        values[n++] = copy == PJDL_COPY_NEVER ? Py_False : Py_True;
     }
     /* The common request names max_version alone: that tuple is made once. */
     static PyObject *max_version_only;
@@ -252,6 +253,7 @@ static PyObject *request_capsule(PyObject *x, pjdl_copy copy, int has_stream, lo
     capsule = call_method(x, names[NAME_DLPACK], values, kwnames, &missing);
     if (capsule == NULL && !missing && PyErr_ExceptionMatches(PyExc_TypeError)) {
         PyErr_Clear();
+        *plain = 1;
         PyObject *legacy_names = NULL;
         if (has_stream && (legacy_names = PyTuple_Pack(1, names[NAME_STREAM])) == NULL)
             goto done;
@@ -433,6 +435,14 @@ static int needs_producer_copy(DLDevice src, const DLDevice *target) {
            !pjdl_dl_device_type_host_reachable(src.device_type);
 }
 
+/* Whether a copy (copy=True) of data at src, staying on its device, can
+ * only be the producer's: memory the host cannot read, which the library
+ * views but cannot copy. __dlpack__(copy=True) asks for it. */
+static int needs_producer_device_copy(DLDevice src, const import_request *req) {
+    return req->opts.copy == PJDL_COPY_ALWAYS && !needs_producer_copy(src, req->target) &&
+           !pjdl_dl_device_type_host_reachable(src.device_type);
+}
+
 /* The checks on a tensor before its import: a DLPack version this module
  * reads and, under copy=False, neither a move to device= nor a copy made by
  * the producer. `versioned` is the tensor when it is versioned, else NULL.
@@ -537,9 +547,10 @@ static PyObject *from_exchange_api(const DLPackExchangeAPI *api, PyObject *x, im
      * matter. */
     PyObject *buffer = NULL;
     if (check_tensor(t, &t->dl_tensor, req) == 0) {
-        int capsule = needs_producer_copy(t->dl_tensor.device, req->target)
+        DLDevice src = t->dl_tensor.device;
+        int capsule = needs_producer_copy(src, req->target) || needs_producer_device_copy(src, req)
                           ? 1
-                          : take_producer_stream(api, t->dl_tensor.device, req);
+                          : take_producer_stream(api, src, req);
         if (capsule == 1)
             *fallback = 1;
         else if (capsule == 0)
@@ -673,8 +684,9 @@ static int resolve_request(pjpy_client *const *clients, size_t num_clients, PyOb
 }
 
 /* A capsule from x.__dlpack__, negotiated from x.__dlpack_device__: a host
- * copy when only the producer can make one, and the stream of the device
- * the data is on when one of the clients drives it. */
+ * copy when only the producer can make one (to the host, or on its device
+ * under copy=True), and the stream of the device the data is on when one of
+ * the clients drives it. */
 static PyObject *capsule_from_producer(PyObject *x, import_request *req) {
     DLDevice src_dl;
     int has_src = producer_device(x, &src_dl);
@@ -693,7 +705,17 @@ static PyObject *capsule_from_producer(PyObject *x, import_request *req) {
                          : 0;
     req->opts.has_stream = has_stream == 1;
     req->opts.stream = (intptr_t)stream;
-    PyObject *capsule = request_capsule(x, req->opts.copy, has_stream, stream, ask_dl);
+    /* copy=False is passed on, and copy=True where only the producer can
+     * copy; otherwise the copy is the library's, and nothing is asked. */
+    int ask_copy = has_src && needs_producer_device_copy(src_dl, req), plain;
+    pjdl_copy ask =
+        ask_copy ? PJDL_COPY_ALWAYS
+                 : (req->opts.copy == PJDL_COPY_NEVER ? PJDL_COPY_NEVER : PJDL_COPY_IF_NEEDED);
+    PyObject *capsule = request_capsule(x, ask, has_stream, stream, ask_dl, &plain);
+    /* The producer made the copy: the import views it. A producer that
+     * took no keywords made none, and the import still asks for one. */
+    if (capsule != NULL && ask_copy && !plain)
+        req->opts.copy = PJDL_COPY_IF_NEEDED;
     if (capsule != NULL && !PyCapsule_CheckExact(capsule)) {
         PyErr_Format(PyExc_TypeError, "__dlpack__() returned %.100s, not a capsule",
                      Py_TYPE(capsule)->tp_name);

@@ -508,6 +508,23 @@ def check_import_torch_side_stream():
     return "producer on a side stream, data correct"
 
 
+def check_import_torch_copy():
+    np, torch = S.np, S.torch
+    t = torch.arange(4096, dtype=torch.float32, device=torch_device())
+    # CUDA memory the library cannot copy: copy=True is PyTorch's copy.
+    buf = S.client.from_dlpack(t, copy=True)
+    expect(buf.unsafe_buffer_pointer() != t.data_ptr(), "copy=True gave a view")
+    t.fill_(-1)
+    torch.cuda.synchronize()
+    got = np.frombuffer(buf.to_bytes(), dtype=np.float32)
+    expect(np.array_equal(got, np.arange(4096, dtype=np.float32)),
+           "the copy reads different data (or sees PyTorch's later write)")
+    own = S.client.from_dlpack(buf, copy=True)
+    expect(own.unsafe_buffer_pointer() != buf.unsafe_buffer_pointer(), "copy=True of a buffer gave a view")
+    expect(own.to_bytes() == buf.to_bytes(), "the copy of a buffer reads different data")
+    return "copy=True of a PyTorch tensor and of a CUDA buffer: new memory, right data"
+
+
 def check_import_torch_2d():
     np, torch = S.np, S.torch
     t = torch.arange(12, dtype=torch.int32, device=torch_device()).reshape(3, 4)
@@ -684,6 +701,7 @@ def main():
     r.run("pinned-host", check_pinned_host, needs=["export-torch"])
     r.run("import-torch-view", check_import_torch, needs=gpu)
     r.run("import-torch-side-stream", check_import_torch_side_stream, needs=gpu)
+    r.run("import-torch-copy", check_import_torch_copy, needs=gpu)
     r.run("import-torch-2d", check_import_torch_2d, needs=gpu)
     r.run("import-cupy-view", check_import_cupy, needs=["device-mapping", "import-numpy", "cupy-cuda"])
     r.run("timing", check_timing(args.repeat), needs=["export-torch", "import-torch-view", "cupy-cuda"])

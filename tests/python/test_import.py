@@ -430,3 +430,26 @@ def test_numpy_zero_strides_are_copied(cpu):
     np.testing.assert_array_equal(contents(buf, np.float64), np.tile(base, (4, 1)))
     with pytest.raises(BufferError):
         cpu.from_dlpack(bcast, copy=False)
+
+
+def test_copy_true_of_device_memory_is_the_producers_copy(xpu):
+    # Memory the host cannot read (xpu's kDLOneAPI here; CUDA memory of
+    # PyTorch on a GPU, where this failed): the library views it but cannot
+    # copy it, so copy=True asks the producer, __dlpack__(copy=True), and
+    # views that copy. Through our own exchange table too (the Buffer).
+    src = xpu.buffer(np.arange(6, dtype=np.float32), device=xpu.devices[0])
+    for producer in (src, ModernProducer(src)):
+        copied = xpu.from_dlpack(producer, copy=True)
+        assert copied.unsafe_buffer_pointer() != src.unsafe_buffer_pointer()
+        assert copied.to_bytes() == src.to_bytes()
+        assert copied.__dlpack_device__() == src.__dlpack_device__()
+    assert [c["copy"] for c in producer.calls] == [True]
+    # Without copy=True nothing is asked, and the import is a view.
+    assert xpu.from_dlpack(producer).unsafe_buffer_pointer() == src.unsafe_buffer_pointer()
+    assert producer.calls[-1]["copy"] is None
+    # A producer that takes no keywords made no copy: the import still
+    # needs one, and says why it cannot make it, rather than viewing.
+    old = OldProducer(src)
+    with pytest.raises(pjrt_dlpack.DLPackError, match="not reachable from the host for a copy"):
+        xpu.from_dlpack(old, copy=True)
+    assert len(old.calls) == 1
