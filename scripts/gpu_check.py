@@ -607,9 +607,9 @@ def check_import_jax():
     # JAX's CUDA client, made at its first use, takes most of the GPU's
     # memory unless told not to; PyTorch and CuPy need some.
     os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
-    jax = importlib.import_module("jax")
-    S.jax = jax
-    S.pjax = importlib.import_module("pjrt_dlpack.jax")
+    check_import("jax", "jax")()
+    check_import("pjrt_dlpack.jax", "pjax")()
+    jax = S.jax
     devices = jax.devices()
     expect(devices and devices[0].platform == "gpu", f"JAX's default devices are {devices}, not CUDA")
     S.jax_array = jax.numpy.arange(1 << 20, dtype=jax.numpy.float32) * 3
