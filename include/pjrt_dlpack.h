@@ -76,8 +76,9 @@ typedef enum pjdl_code {
 
 /* The message of the calling thread's most recent failed call ("" if none).
  * Read it after a call failed: most calls clear it when they start, but a
- * successful pjdl_buffer_export or pjdl_buffer_export_legacy leaves an
- * earlier failure's message in place. The string stays valid until the
+ * successful pjdl_buffer_export, pjdl_buffer_export_legacy, pjdl_import or
+ * pjdl_import_legacy leaves an earlier failure's message in place. The
+ * string stays valid until the
  * calling thread's next call into the library. */
 PJDL_API const char *pjdl_last_error(void);
 

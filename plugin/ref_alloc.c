@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ref_internal.h"
+#include "thread_stock.h" /* common/ */
 
 /* Live allocations attributed to no client, plus those of clients already
  * freed (none, unless something leaked). A client's own count is in the
@@ -66,6 +67,24 @@ void *ref_alloc_raw(PJRT_Client *client, size_t size) {
     if (p != NULL)
         count(client, 1);
     return p;
+}
+
+void *ref_alloc_stocked(PJRT_Client *client, size_t size) {
+    if (should_fail())
+        return NULL;
+    void *p = pjdl__stock_take(size);
+    if (p == NULL && (p = malloc(size == 0 ? 1 : size)) == NULL)
+        return NULL;
+    count(client, 1);
+    return p;
+}
+
+void ref_free_stocked(PJRT_Client *client, void *ptr, size_t size) {
+    if (ptr == NULL)
+        return;
+    if (!pjdl__stock_keep(ptr, size))
+        free(ptr);
+    count(client, -1);
 }
 
 void *ref_alloc(PJRT_Client *client, size_t size) {

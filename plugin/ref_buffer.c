@@ -6,15 +6,16 @@
 #include "ref_internal.h"
 
 /* The element type's sizes: bytes per element on the host (one for a
- * sub-byte type) and, for a packed sub-byte type, its bits (else 0). */
+ * sub-byte type) and, for a packed sub-byte type, its bits (else 0). One
+ * lookup of the table on this per-buffer path; ref_type_size's errors. */
 static PJRT_Error *type_sizes(PJRT_Buffer_Type type, const char *fn, size_t *element_size,
                               unsigned *packed_bits) {
-    PJRT_Error *err = ref_type_size(type, fn, element_size);
-    /* ref_type_size found the type: its table entry exists. */
-    *packed_bits = err == NULL && pjdl__element_type_packed(type)
-                       ? (unsigned)pjdl__element_type_of(type)->bits
-                       : 0;
-    return err;
+    const pjdl__element_type *info = pjdl__element_type_of(type);
+    if (info == NULL || info->bits == 0)
+        return ref_type_size(type, fn, element_size);
+    *element_size = info->bits < 8 ? 1 : info->bits / 8;
+    *packed_bits = info->bits < 8 && pjdl__element_type_packed(type) ? (unsigned)info->bits : 0;
+    return NULL;
 }
 
 PJRT_Error *ref_shape_init(ref_shape *shape, const char *fn, PJRT_Buffer_Type type,
@@ -58,24 +59,42 @@ PJRT_Error *ref_shape_init(ref_shape *shape, const char *fn, PJRT_Buffer_Type ty
     shape->num_elements = elements;
     /* Packed sub-byte types take fewer bytes on the device, as in XLA. */
     shape->size = shape->packed_bits != 0 ? pjdl__packed_size(elements, shape->packed_bits) : bytes;
+    if (layout != NULL &&
+        (err = ref_layout_parse(layout, fn, shape->dims, num_dims, shape->element_size,
+                                shape->minor_to_major)) != NULL)
+        return err;
     if (layout != NULL) {
-        err = ref_layout_parse(layout, fn, shape->dims, num_dims, shape->element_size,
-                               shape->minor_to_major);
-        if (err != NULL)
-            return err;
+        ref_dense_strides(shape->dims, num_dims, shape->element_size, shape->minor_to_major,
+                          shape->strides);
+        return NULL;
     }
-    ref_dense_strides(shape->dims, num_dims, shape->element_size, shape->minor_to_major,
-                      shape->strides);
+    /* Row-major, as ref_dense_strides would find it for C order. */
+    uint64_t stride = shape->element_size;
+    for (size_t i = num_dims; i-- > 0;) {
+        shape->strides[i] = (int64_t)stride;
+        stride *= dims[i] > 0 ? (uint64_t)dims[i] : 1;
+    }
     return NULL;
+}
+
+/* Buffers of up to STOCKED_DIMS dimensions take one size of block, which
+ * the thread that frees one keeps for its next (ref_alloc_stocked): a view
+ * made and destroyed per import then costs no malloc and free. */
+enum { STOCKED_DIMS = 4 };
+
+static size_t buffer_block_size(size_t num_dims) {
+    return sizeof(PJRT_Buffer) +
+           3 * (num_dims <= STOCKED_DIMS ? STOCKED_DIMS : num_dims) * sizeof(int64_t);
 }
 
 /* A buffer of `shape` in `memory` whose ready event is `ready` (taken, also
  * on failure); the caller sets its storage. `what` names it in errors. */
 static PJRT_Error *buffer_alloc(ref_memory *memory, const ref_shape *shape, int parts,
                                 PJRT_Event *ready, const char *what, PJRT_Buffer **out) {
-    size_t n = shape->num_dims;
+    size_t n = shape->num_dims, size = buffer_block_size(n);
     /* Not ref_alloc: every field is set here, and the arrays are filled. */
-    PJRT_Buffer *b = ref_alloc_raw(memory->client, sizeof(*b) + 3 * n * sizeof(int64_t));
+    PJRT_Buffer *b = n <= STOCKED_DIMS ? ref_alloc_stocked(memory->client, size)
+                                       : ref_alloc_raw(memory->client, size);
     if (b == NULL) {
         ref_event_release(ready);
         return ref_error_oom(what);
@@ -154,7 +173,10 @@ void ref_buffer_release_part(PJRT_Buffer *b) {
     if (atomic_load_explicit(&b->parts, memory_order_acquire) != 1 &&
         atomic_fetch_sub_explicit(&b->parts, 1, memory_order_acq_rel) != 1)
         return;
-    ref_free(b->client, b);
+    if (b->num_dims <= STOCKED_DIMS)
+        ref_free_stocked(b->client, b, buffer_block_size(b->num_dims));
+    else
+        ref_free(b->client, b);
 }
 
 static PJRT_Error *deleted_error(const char *fn) {

@@ -58,6 +58,14 @@ void *ref_alloc(PJRT_Client *client, size_t size);
 void *ref_alloc_raw(PJRT_Client *client, size_t size);
 /* Allocates `size` bytes (at least 1) aligned to REF_DATA_ALIGN, not zeroed. */
 void *ref_alloc_data(PJRT_Client *client, size_t size);
+/* ref_alloc_raw for an object the thread will soon free again (a small
+ * buffer: a view made and destroyed per import): the block the thread
+ * last freed with ref_free_stocked at this size is reused
+ * (common/thread_stock.h), as real allocators keep per-thread caches.
+ * Counted and failure-injected like ref_alloc_raw. */
+void *ref_alloc_stocked(PJRT_Client *client, size_t size);
+/* Frees what ref_alloc_stocked(client, size) returned. */
+void ref_free_stocked(PJRT_Client *client, void *ptr, size_t size);
 /* Frees what ref_alloc/ref_alloc_data returned; `client` must be the same. */
 void ref_free(PJRT_Client *client, void *ptr);
 void ref_free_data(PJRT_Client *client, void *ptr);

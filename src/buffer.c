@@ -149,14 +149,11 @@ static pjdl_code buffer_fill(pjdl_buffer *b) {
 /* The allocation of an imported view of up to VIEW_RANK dimensions (the
  * buffer, the owner, dims and strides) has one size, so that the last one
  * a thread frees in pjdl_buffer_release is kept in that thread's stock of
- * one block and taken by its next view import: no malloc/free pair per
- * import, and the heap a plugin allocates around each view is left as it
- * is (on XLA's CPU plugin glibc's malloc spent ~1/8 of an import
- * consolidating around our block: bench/README.md). The stock is a
- * thread-specific value whose destructor frees it when the thread exits;
- * the thread that ends the process frees its own in the library's
- * destructor. Blocks freed on other threads (a plugin's callback thread)
- * go back to malloc. */
+ * one block (common/thread_stock.h) and taken by its next view import: no
+ * malloc/free pair per import, and the heap a plugin allocates around each
+ * view is left as it is (on XLA's CPU plugin glibc's malloc spent ~1/8 of
+ * an import consolidating around our block: bench/README.md). Blocks freed
+ * on other threads (a plugin's callback thread) go back to malloc. */
 enum { VIEW_RANK = 4 };
 #define VIEW_BLOCK_SIZE                                                                            \
     (sizeof(pjdl_buffer) + sizeof(import_owner) + 2 * VIEW_RANK * sizeof(int64_t))
@@ -166,77 +163,15 @@ static bool is_view_block(bool owner, size_t ndim) {
     return owner && ndim <= VIEW_RANK;
 }
 
-typedef struct view_stock {
-    pjdl_buffer *block;
-    /* The key below was given a value on this thread, so that its
-     * destructor frees the block when the thread exits. */
-    bool keyed;
-} view_stock;
-static _Thread_local view_stock stock; /* one TLS lookup per use: my_stock() */
-
-/* This thread's stock. The empty asm hands the address over as a plain
- * value: GCC would otherwise compute it again (another __tls_get_addr
- * call) after any call in between rather than keep it in a register. */
-static inline view_stock *my_stock(void) {
-    view_stock *s = &stock;
-    __asm__("" : "+r"(s));
-    return s;
-}
-static pthread_key_t stock_key;
-/* The key exists: set before any import can run, cleared by the library's
- * destructor while other threads may still release buffers. */
-static atomic_bool stock_ok;
-
-/* The key's destructor: `arg` is the thread's stock (the key's value). */
-static void stock_free(void *arg) {
-    view_stock *s = arg;
-    free(s->block);
-    s->block = NULL;
-}
-
-__attribute__((constructor)) static void stock_create(void) {
-    atomic_store_explicit(&stock_ok, pthread_key_create(&stock_key, stock_free) == 0,
-                          memory_order_relaxed);
-}
-
-/* The stock of the thread that ends the process (or unloads the library),
- * found through the key: reading the thread-local itself would have a
- * thread that never imported allocate its TLS for the library here. */
-__attribute__((destructor)) static void stock_destroy(void) {
-    if (!atomic_exchange_explicit(&stock_ok, false, memory_order_relaxed))
-        return;
-    view_stock *s = pthread_getspecific(stock_key);
-    if (s != NULL)
-        stock_free(s);
-}
-
 static pjdl_buffer *view_block_take(void) {
-    view_stock *s = my_stock();
-    pjdl_buffer *b = s->block;
-    if (b == NULL)
-        return pjdl__malloc(VIEW_BLOCK_SIZE);
-    s->block = NULL;
-    return b;
-}
-
-/* Gives the thread's stock its key's value, once per thread, so that the
- * key's destructor frees the kept block at the thread's exit. Out of line:
- * the common path then finds the stock with one TLS lookup, not one again
- * after a call (callgrind: ~14 instructions of every release). */
-__attribute__((noinline)) static bool stock_keyed(view_stock *s) {
-    pjdl__keep_loaded(); /* the key's destructor runs at the thread's exit */
-    s->keyed = pthread_setspecific(stock_key, s) == 0;
-    return s->keyed;
+    pjdl_buffer *b = pjdl__stock_take(VIEW_BLOCK_SIZE);
+    return b != NULL ? b : pjdl__malloc(VIEW_BLOCK_SIZE);
 }
 
 void pjdl__buffer_recycle_block(pjdl_buffer *b) {
-    view_stock *s = my_stock();
-    bool keep = is_view_block(b->view_owner != NULL, b->ndim) && s->block == NULL &&
-                b->export_home == NULL && b->layout_error == NULL &&
-                atomic_load_explicit(&stock_ok, memory_order_relaxed);
-    if (keep && (s->keyed || stock_keyed(s)))
-        s->block = b;
-    else
+    bool keep = is_view_block(b->view_owner != NULL, b->ndim) && b->export_home == NULL &&
+                b->layout_error == NULL;
+    if (!keep || !pjdl__stock_keep(b, VIEW_BLOCK_SIZE))
         pjdl__buffer_free_block(b);
 }
 
@@ -337,26 +272,40 @@ pjdl_code pjdl__buffer_adopt(pjdl_client *client, PJRT_Buffer *pjrt, pjdl_buffer
     return PJDL_OK;
 }
 
+pjdl_buffer *pjdl__buffer_view_block(pjdl_client *client, PJRT_Buffer_Type type, size_t elem_size,
+                                     size_t size_bytes, size_t ndim, pjdl_device *device,
+                                     pjdl_memory *memory, DLManagedTensorVersioned *versioned,
+                                     DLManagedTensor *legacy) {
+    /* One function from the allocation to the owner: every field stored
+     * once (callgrind: ~25 instructions of every view import less than
+     * building it in layers). */
+    size_t head;
+    pjdl_buffer *b = buffer_alloc(true, ndim, &head);
+    if (b == NULL)
+        return NULL;
+    buffer_init(b, client, NULL, type, ndim, (import_owner *)(b + 1),
+                (int64_t *)((char *)b + head));
+    b->elem_size = elem_size;
+    b->size_bytes = size_bytes;
+    b->device = device;
+    b->memory = memory != NULL ? memory : device->default_memory;
+    pjdl__import_owner_init(b->view_owner, versioned, legacy, b);
+    return b;
+}
+
 pjdl_code pjdl__buffer_new_view(pjdl_client *client, PJRT_Buffer_Type type,
                                 const pjdl_layout *layout, pjdl_device *device, pjdl_memory *memory,
                                 DLManagedTensorVersioned *versioned, DLManagedTensor *legacy,
                                 pjdl_buffer **out) {
-    /* One function from the allocation to the owner: every field stored
-     * once, the dims and strides in one pass (callgrind: ~25 instructions
-     * of every view import less than building it in layers). */
-    size_t ndim = (size_t)layout->ndim, head;
-    pjdl_buffer *b = buffer_alloc(true, ndim, &head);
-    if (b == NULL)
-        return PJDL_RESOURCE_EXHAUSTED;
-    buffer_init(b, client, NULL, type, ndim, (import_owner *)(b + 1),
-                (int64_t *)((char *)b + head));
     /* As compute_size finds for `type`: the tensor's element size is the
      * PJRT type's (one byte for a sub-byte type, packed or not), and
      * num_elements times it was checked not to overflow. */
-    b->elem_size = layout->elem_size;
-    b->size_bytes = (size_t)layout->num_elements * layout->elem_size;
-    b->device = device;
-    b->memory = memory != NULL ? memory : device->default_memory;
+    size_t ndim = (size_t)layout->ndim;
+    pjdl_buffer *b = pjdl__buffer_view_block(client, type, layout->elem_size,
+                                             (size_t)layout->num_elements * layout->elem_size, ndim,
+                                             device, memory, versioned, legacy);
+    if (b == NULL)
+        return PJDL_RESOURCE_EXHAUSTED;
     /* The dims, and the element strides of the dense layout minor_to_major
      * describes (extents of 0 count as 1, as in set_compact): a
      * permutation, so every dimension is visited once. */
@@ -368,7 +317,6 @@ pjdl_code pjdl__buffer_new_view(pjdl_client *client, PJRT_Buffer_Type type,
         b->strides[d] = (int64_t)stride;
         stride *= extent > 0 ? (uint64_t)extent : 1;
     }
-    pjdl__import_owner_init(b->view_owner, versioned, legacy, b);
     *out = b;
     return PJDL_OK;
 }

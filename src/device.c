@@ -170,6 +170,24 @@ bool pjdl__client_find_dl_memory(const pjdl_client *client, DLDevice dl, bool de
     return false;
 }
 
+bool pjdl__client_find_default_dl(const pjdl_client *client, DLDevice dl, pjdl_device **device,
+                                  pjdl_memory **memory) {
+    uint64_t tag = dl_type_tag();
+    for (size_t i = 0; i < client->num_devices; i++) {
+        pjdl_device *d = &client->devices[i];
+        DLDeviceType type;
+        /* A type not cached yet in this generation: the general search. */
+        if (d->default_memory == NULL || !dl_type_cached(d->default_memory, tag, &type))
+            return pjdl__client_find_dl_memory(client, dl, true, device, memory);
+        if (pjdl__dl_device_same(dl_of(d, type), dl)) {
+            *device = d;
+            *memory = d->default_memory;
+            return true;
+        }
+    }
+    return false;
+}
+
 pjdl_code pjdl_client_find_dl(const pjdl_client *client, DLDevice dl, pjdl_device **device,
                               pjdl_memory **memory) {
     if (client == NULL)

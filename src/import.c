@@ -139,8 +139,11 @@ static pjdl_code import_pjrt(import_job *job, DLManagedTensorVersioned *v, DLMan
     pjdl_code code;
     char plugin_why[512];
     const char *why = view_obstacle(job, &code);
+    /* A view pjdl__import_fast was refused is not asked for again. */
+    pjdl_code refusal = job->view_refused_by == job->client ? job->view_refusal : PJDL_OK;
+    job->view_refused_by = NULL;
     if (why == NULL) {
-        code = import_as_view(job, v, l, out);
+        code = refusal != PJDL_OK ? refusal : import_as_view(job, v, l, out);
         if (code == PJDL_OK || !plugin_refused(code))
             return code;
         snprintf(plugin_why, sizeof plugin_why, "%s", pjdl_last_error());
@@ -292,9 +295,43 @@ static pjdl_code import_into_clients(import_job *job, pjdl_client *const *client
                       (int)job->tensor->device.device_id);
 }
 
+static pjdl_code import_general(pjdl_client *const *clients, size_t n, const DLTensor *t,
+                                uint64_t flags, DLManagedTensorVersioned *v, DLManagedTensor *l,
+                                const pjdl_import_options *options, pjdl_code refusal,
+                                pjdl_buffer **out);
+
+/* Whether pjdl__import_fast may try the import: options that ask for
+ * nothing but copy (not ALWAYS), a writable tensor, a first client. */
+static bool fast_possible(pjdl_client *const *clients, size_t n, uint64_t flags,
+                          const pjdl_import_options *o) {
+    return n > 0 && clients != NULL && clients[0] != NULL &&
+           !(flags & DLPACK_FLAG_BITMASK_READ_ONLY) &&
+           (o == NULL ||
+            (o->struct_size == sizeof *o && o->device == NULL && o->memory == NULL &&
+             !o->has_stream && (o->copy == PJDL_COPY_IF_NEEDED || o->copy == PJDL_COPY_NEVER)));
+}
+
 static pjdl_code import_any(pjdl_client *const *clients, size_t n, const DLTensor *t,
                             uint64_t flags, DLManagedTensorVersioned *v, DLManagedTensor *l,
                             const pjdl_import_options *options, pjdl_buffer **out) {
+    pjdl_code refusal = PJDL_OK;
+    if (fast_possible(clients, n, flags, options) &&
+        pjdl__import_fast(clients[0], t, v, l, out, &refusal))
+        return PJDL_OK;
+    return import_general(clients, n, t, flags, v, l, options, refusal, out);
+}
+
+/* import_any's general path, after pjdl__import_fast's `refusal` of the
+ * first client's view (PJDL_OK: none). Out of line: its job, kilobytes of
+ * stack, is not set up for the common case. */
+__attribute__((noinline)) static pjdl_code
+import_general(pjdl_client *const *clients, size_t n, const DLTensor *t, uint64_t flags,
+               DLManagedTensorVersioned *v, DLManagedTensor *l, const pjdl_import_options *options,
+               pjdl_code refusal, pjdl_buffer **out) {
+    /* The refusal's message is the thread's error, which the general path
+     * reads; otherwise nothing of this import is there yet. */
+    if (refusal == PJDL_OK)
+        pjdl__clear_error();
     /* Field by field: job.layout has room for PJDL_MAX_RANK dimensions and
      * pjdl__tensor_check fills only what the tensor has. */
     import_job job; /* job.options: set by job_prepare */
@@ -305,6 +342,8 @@ static pjdl_code import_any(pjdl_client *const *clients, size_t n, const DLTenso
     job.device = NULL;
     job.memory = NULL;
     job.owner = NULL;
+    job.view_refusal = refusal;
+    job.view_refused_by = refusal != PJDL_OK ? clients[0] : NULL;
     PJDL_TRY(job_prepare(&job, t, options));
     if (job.options.device == NULL && job.options.memory == NULL)
         return import_into_clients(&job, clients, n, v, l, out);
@@ -315,7 +354,8 @@ static pjdl_code import_any(pjdl_client *const *clients, size_t n, const DLTenso
 pjdl_code pjdl_import(pjdl_client *const *clients, size_t num_clients,
                       DLManagedTensorVersioned *tensor, const pjdl_import_options *options,
                       pjdl_buffer **out) {
-    pjdl__clear_error();
+    /* The thread's error is left alone unless the import fails (see
+     * pjdl_last_error): every failure writes its own. */
     if (tensor == NULL || out == NULL)
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "pjdl_import: tensor and out must not be NULL");
     if (tensor->version.major != DLPACK_MAJOR_VERSION)
@@ -342,7 +382,8 @@ pjdl_code pjdl_import(pjdl_client *const *clients, size_t num_clients,
 pjdl_code pjdl_import_legacy(pjdl_client *const *clients, size_t num_clients,
                              DLManagedTensor *tensor, const pjdl_import_options *options,
                              pjdl_buffer **out) {
-    pjdl__clear_error();
+    /* The thread's error is left alone unless the import fails (see
+     * pjdl_last_error): every failure writes its own. */
     if (tensor == NULL || out == NULL)
         return pjdl__fail(PJDL_INVALID_ARGUMENT,
                           "pjdl_import_legacy: tensor and out must not be NULL");

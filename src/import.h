@@ -45,6 +45,11 @@ typedef struct import_job {
     pjdl_memory *memory;
     DLDevice target_dl; /* the DLDevice of (device, memory) */
     import_owner *owner;
+    /* The view pjdl__import_fast asked `view_refused_by` for, and the
+     * plugin's refusal (PJDL_OK: none tried): the first import_pjrt of that
+     * client takes it as its view's outcome instead of asking again. */
+    pjdl_code view_refusal;
+    const pjdl_client *view_refused_by;
     /* A float4_e2m1fn tensor of 2 lanes (PyTorch's float4_e2m1fn_x2) seen
      * as scalars, its last dimension doubled: `tensor` then points here. */
     DLTensor scalars;
@@ -97,6 +102,19 @@ void pjdl__import_owner_cancel(import_owner *owner);
 /* Tries a zero-copy view; *out is the new PJRT buffer. On failure the owner
  * has no callback reference pending. */
 pjdl_code pjdl__import_view(import_job *job, PJRT_Buffer **out);
+
+/* The common import in one pass, into `client` (the first candidate):
+ * a writable tensor of whole-byte elements, non-empty, in compact C order,
+ * aligned, on the default memory of one of the client's devices, viewed
+ * with no stream. Returns true when the import is done (*out set, *code
+ * PJDL_OK). Returns false when the tensor is not that case, having done
+ * nothing (*code PJDL_OK), or when the plugin did not create the view
+ * (*code its error, the thread's error its message): the general path
+ * (import.c) then decides, and takes that outcome as the client's view
+ * rather than asking the plugin again. The caller checked the tensor's
+ * version and flags and the options (none but copy, not ALWAYS). */
+bool pjdl__import_fast(pjdl_client *client, const DLTensor *t, DLManagedTensorVersioned *v,
+                       DLManagedTensor *l, pjdl_buffer **out, pjdl_code *code);
 
 /* Copies the host-reachable tensor into the target; arranges for the owner
  * to be released once the source is no longer needed. */

@@ -8,11 +8,46 @@ static void on_view_deleted(void *device_buffer_ptr, void *user_arg) {
     pjdl__callback_leave(depth);
 }
 
+/* PJRT_Client_CreateViewOfDeviceBuffer of `n` dims at `data` on `device`
+ * (and `memory`: NULL, the device's default), in row-major order unless
+ * `layout` says otherwise, its release callback the owner's. On failure
+ * the owner has no callback reference pending. */
+static pjdl_code view_call(const pjdl_client *client, const pjdl_device *device,
+                           const pjdl_memory *memory, void *data, const int64_t *dims, size_t n,
+                           PJRT_Buffer_Type type, PJRT_Buffer_MemoryLayout *layout, intptr_t stream,
+                           import_owner *owner, PJRT_Buffer **out) {
+    /* Every field assigned: an initializer would have GCC clear the struct
+     * with `rep stosq` first, slow to start on every view (bench/README.md). */
+    PJRT_Client_CreateViewOfDeviceBuffer_Args a;
+    a.struct_size = PJRT_Client_CreateViewOfDeviceBuffer_Args_STRUCT_SIZE;
+    a.extension_start = NULL;
+    a.client = client->client;
+    a.device_buffer_ptr = data;
+    a.dims = dims;
+    a.num_dims = n;
+    a.element_type = type;
+    a.layout = layout;
+    a.device = device->device;
+    a.on_delete_callback = on_view_deleted;
+    a.on_delete_callback_arg = owner;
+    a.stream = stream;
+    a.buffer = NULL;
+    a.memory = memory ? memory->memory : NULL;
+    pjdl_code code = PJDL_CALL(client->plugin->api, PJRT_Client_CreateViewOfDeviceBuffer, &a);
+    if (code == PJDL_OK && a.buffer == NULL)
+        code = pjdl__fail(PJDL_INTERNAL, "PJRT_Client_CreateViewOfDeviceBuffer returned no buffer");
+    if (code != PJDL_OK) {
+        pjdl__import_owner_cancel(owner);
+        return code;
+    }
+    *out = a.buffer;
+    return PJDL_OK;
+}
+
 pjdl_code pjdl__import_view(import_job *job, PJRT_Buffer **out) {
     const pjdl_plugin *p = job->client->plugin;
     /* PJRT_Client_CreateViewOfDeviceBuffer is there (view_obstacle). */
     PJDL_TRY(PJDL_NEED(p, PJRT_Buffer_Destroy)); /* else the view could never be freed */
-    const DLTensor *t = job->tensor;
     /* Row-major is PJRT's default; a layout is said only for permutations
      * (and built only then: the common case skips the struct). */
     bool permuted = job->layout.kind == PJDL_LAYOUT_PERMUTED;
@@ -24,30 +59,69 @@ pjdl_code pjdl__import_view(import_job *job, PJRT_Buffer **out) {
         layout.tiled.minor_to_major = job->layout.minor_to_major;
         layout.tiled.minor_to_major_size = (size_t)job->layout.ndim;
     }
-    /* Every field assigned: an initializer would have GCC clear the struct
-     * with `rep stosq` first, slow to start on every view (bench/README.md). */
-    PJRT_Client_CreateViewOfDeviceBuffer_Args a;
-    a.struct_size = PJRT_Client_CreateViewOfDeviceBuffer_Args_STRUCT_SIZE;
-    a.extension_start = NULL;
-    a.client = job->client->client;
-    a.device_buffer_ptr = pjdl__import_data(job);
-    a.dims = t->shape;
-    a.num_dims = (size_t)t->ndim;
-    a.element_type = job->type;
-    a.layout = permuted ? &layout : NULL;
-    a.device = job->device->device;
-    a.on_delete_callback = on_view_deleted;
-    a.on_delete_callback_arg = job->owner;
-    a.stream = job->options.has_stream ? job->options.stream : 0;
-    a.buffer = NULL;
-    a.memory = job->memory ? job->memory->memory : NULL;
-    pjdl_code code = PJDL_CALL(p->api, PJRT_Client_CreateViewOfDeviceBuffer, &a);
-    if (code == PJDL_OK && a.buffer == NULL)
-        code = pjdl__fail(PJDL_INTERNAL, "PJRT_Client_CreateViewOfDeviceBuffer returned no buffer");
-    if (code != PJDL_OK) {
-        pjdl__import_owner_cancel(job->owner);
-        return code;
+    return view_call(job->client, job->device, job->memory, pjdl__import_data(job),
+                     job->tensor->shape, (size_t)job->tensor->ndim, job->type,
+                     permuted ? &layout : NULL, job->options.has_stream ? job->options.stream : 0,
+                     job->owner, out);
+}
+
+/* The element strides of `t` when it is compact C order with elements
+ * (strides NULL, or those of C order: an extent-1 dimension's may be
+ * anything, as pjdl__tensor_check_c_order classifies), its size in bytes
+ * in *bytes; false when it is not that, or a size overflows, or its bytes
+ * wrap around the address space. */
+static bool fast_c_order(const DLTensor *t, int64_t es, int64_t *strides, int64_t *bytes) {
+    int64_t el = 1;
+    for (int32_t i = t->ndim - 1; i >= 0; i--) {
+        int64_t d = t->shape[i];
+        if (d <= 0 || (t->strides != NULL && d > 1 && t->strides[i] != el))
+            return false;
+        strides[i] = el;
+        if (__builtin_mul_overflow(el, d, &el))
+            return false;
     }
-    *out = a.buffer;
-    return PJDL_OK;
+    uintptr_t addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset, end;
+    return !__builtin_mul_overflow(el, es, bytes) && addr >= (uintptr_t)t->data &&
+           !__builtin_add_overflow(addr, (uintptr_t)*bytes, &end);
+}
+
+bool pjdl__import_fast(pjdl_client *client, const DLTensor *t, DLManagedTensorVersioned *v,
+                       DLManagedTensor *l, pjdl_buffer **out, pjdl_code *code) {
+    *code = PJDL_OK;
+    PJRT_Buffer_Type type;
+    const pjdl_plugin *p = client->plugin;
+    int32_t n = t->ndim;
+    if (!pjdl__dtype_to_pjrt_whole(t->dtype, &type) || n < 0 || n > PJDL_MAX_RANK ||
+        (n > 0 && t->shape == NULL) || t->data == NULL || t->byte_offset > (uint64_t)INT64_MAX ||
+        (t->device.device_type == kDLMetal && t->byte_offset != 0) ||
+        !PJDL_HAS(p, PJRT_Client_CreateViewOfDeviceBuffer) || !PJDL_HAS(p, PJRT_Buffer_Destroy))
+        return false;
+    /* Whole-byte element sizes are powers of two: alignment is a mask. */
+    int64_t es = t->dtype.bits / 8, strides[PJDL_MAX_RANK], bytes;
+    char *data = (char *)t->data + t->byte_offset;
+    pjdl_device *device;
+    pjdl_memory *memory;
+    if ((es & (es - 1)) != 0 || ((uintptr_t)data & (uintptr_t)(es - 1)) != 0 ||
+        !fast_c_order(t, es, strides, &bytes) ||
+        !pjdl__client_find_default_dl(client, t->device, &device, &memory))
+        return false;
+    pjdl_buffer *b = pjdl__buffer_view_block(client, type, (size_t)es, (size_t)bytes, (size_t)n,
+                                             device, memory, v, l);
+    if (b == NULL)
+        return false;
+    for (int32_t i = 0; i < n; i++) {
+        b->dims[i] = t->shape[i];
+        b->strides[i] = strides[i];
+    }
+    PJRT_Buffer *pjrt = NULL;
+    *code = view_call(client, device, memory, data, t->shape, (size_t)n, type, NULL, 0,
+                      b->view_owner, &pjrt);
+    if (*code != PJDL_OK) {
+        pjdl__import_owner_finish(b->view_owner, false); /* frees b */
+        return false;
+    }
+    pjdl__buffer_view_created(b, pjrt);
+    pjdl__import_owner_finish(b->view_owner, true);
+    *out = b;
+    return true;
 }

@@ -152,12 +152,13 @@ static inline void pjdl__client_ref(pjdl_client *client) {
 }
 void pjdl__client_unref(pjdl_client *client);
 
-/* Keeps the object the library's code is in mapped until the process ends
- * (once; plugin_load.c). Called before code of ours is left to run later
- * on its own (a thread-specific key's destructor, a thread of ours): a
- * dlclose of the library, or of a shared object it was linked into
- * statically, would otherwise unmap it first (tests/lib/test_unload.c). */
-void pjdl__keep_loaded(void);
+/* pjdl__keep_loaded (common/thread_stock.h) keeps the object the
+ * library's code is in mapped until the process ends. Called before code of
+ * ours is left to run later on its own (a thread-specific key's destructor,
+ * a thread of ours): a dlclose of the library, or of a shared object it was
+ * linked into statically, would otherwise unmap it first
+ * (tests/lib/test_unload.c). */
+#include "thread_stock.h"
 
 static inline const PJRT_Api *pjdl__client_api(const pjdl_client *client) {
     return client->plugin->api;
@@ -246,6 +247,10 @@ struct pjdl_buffer {
  * memories. *device and *memory may be NULL. No error is recorded. */
 bool pjdl__client_find_dl_memory(const pjdl_client *client, DLDevice dl, bool default_only,
                                  pjdl_device **device, pjdl_memory **memory);
+/* pjdl__client_find_dl_memory(client, dl, true, ...) for the common
+ * import: the same answer, from the memories' cached types. */
+bool pjdl__client_find_default_dl(const pjdl_client *client, DLDevice dl, pjdl_device **device,
+                                  pjdl_memory **memory);
 
 /* One live zero-copy export in pjdl_buffer.refs. */
 #define PJDL_EXPORT_REF ((int64_t)1 << 32)
@@ -274,6 +279,13 @@ pjdl_code pjdl__buffer_new_view(pjdl_client *client, PJRT_Buffer_Type type,
                                 const pjdl_layout *layout, pjdl_device *device, pjdl_memory *memory,
                                 DLManagedTensorVersioned *versioned, DLManagedTensor *legacy,
                                 pjdl_buffer **out);
+/* The same block with every field but the dims and strides set (the caller
+ * writes b->dims[i] and b->strides[i], ndim of each): NULL, with the
+ * error set, when out of memory. */
+pjdl_buffer *pjdl__buffer_view_block(pjdl_client *client, PJRT_Buffer_Type type, size_t elem_size,
+                                     size_t size_bytes, size_t ndim, pjdl_device *device,
+                                     pjdl_memory *memory, DLManagedTensorVersioned *versioned,
+                                     DLManagedTensor *legacy);
 void pjdl__buffer_view_created(pjdl_buffer *buffer, PJRT_Buffer *pjrt);
 /* Frees the buffer's allocation (no PJRT or client work). */
 void pjdl__buffer_free_block(pjdl_buffer *buffer);

@@ -82,23 +82,6 @@ static pjdl_code resolve_path(const char *path, char *buf, size_t size) {
     return PJDL_OK;
 }
 
-/* Pins the object this code is in (libpjrt_dlpack.so, or the shared object
- * the static library was linked into): RTLD_NODELETE on the loaded object
- * by its own path, the handle closed again (the flag stays). */
-static void pin_self(void) {
-    Dl_info info;
-    if (dladdr((void *)&pin_self, &info) == 0 || info.dli_fname == NULL)
-        return;
-    void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
-    if (h != NULL)
-        dlclose(h);
-}
-
-void pjdl__keep_loaded(void) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, pin_self);
-}
-
 /* RTLD_NODELETE: a plugin, once loaded, stays mapped until the process
  * exits. Real plugins are not written to be unloaded: XLA's registers
  * exit-time handlers and keeps thread pools, and the process crashes at exit

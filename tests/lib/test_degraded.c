@@ -162,11 +162,78 @@ static void no_stream_extension(void **state) {
     undegrade(d);
 }
 
+/* CreateViewOfDeviceBuffer counted, and handed a data pointer one byte off,
+ * which plugins refuse to view (not aligned to the element). */
+static PJRT_Client_CreateViewOfDeviceBuffer *real_view;
+static int view_calls;
+
+static PJRT_Error *misaligned_view(PJRT_Client_CreateViewOfDeviceBuffer_Args *args) {
+    view_calls++;
+    PJRT_Client_CreateViewOfDeviceBuffer_Args a = *args;
+    a.device_buffer_ptr = (char *)a.device_buffer_ptr + 1;
+    PJRT_Error *error = real_view(&a);
+    args->buffer = a.buffer;
+    return error;
+}
+
+static void counted_views(PJRT_Api *api) {
+    real_view = api->PJRT_Client_CreateViewOfDeviceBuffer;
+    api->PJRT_Client_CreateViewOfDeviceBuffer = misaligned_view;
+}
+
+/* A view the plugin refuses is asked for once per import: the common path
+ * (pjdl__import_fast) hands the plugin's refusal to the general one, which
+ * fails with it under copy=NEVER and copies otherwise. On Intel's plugin a
+ * host tensor is not on the client's default memory (no common path), and
+ * the plugin views misaligned host memory: there the view is made, also
+ * asked for once. */
+static void refused_view_asked_once(void **state) {
+    (void)state;
+    degraded *d = degrade(counted_views);
+    if (LIB_EXPORT_DEVICE_TYPE != kDLCPU) {
+        float *data = lib_aligned(8 * sizeof *data);
+        const int64_t shape[] = {4};
+        lib_tensor t;
+        lib_tensor_init(&t, data, lib_dtype(kDLFloat, 32), 1, shape, NULL);
+        pjdl_buffer *b = NULL;
+        view_calls = 0;
+        LIB_OK(pjdl_import(&d->client, 1, &t.v, NULL, &b));
+        assert_int_equal(view_calls, 1);
+        pjdl_buffer_release(b);
+        assert_int_equal(t.deleted, 1);
+        free(data);
+        undegrade(d);
+        return;
+    }
+    float *data = lib_aligned(6 * sizeof *data), back[6];
+    for (int i = 0; i < 6; i++)
+        data[i] = (float)i + 0.5f;
+    const int64_t shape[] = {2, 3};
+    lib_tensor t;
+    lib_tensor_init(&t, data, lib_dtype(kDLFloat, 32), 2, shape, NULL);
+    pjdl_import_options o = lib_import_options(PJDL_COPY_NEVER);
+    pjdl_buffer *b = NULL;
+    view_calls = 0;
+    LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_import(&d->client, 1, &t.v, &o, &b));
+    assert_int_equal(view_calls, 1);
+    assert_non_null(strstr(pjdl_last_error(), "copy=NEVER"));
+    assert_int_equal(t.deleted, 0);
+    view_calls = 0;
+    LIB_OK(pjdl_import(&d->client, 1, &t.v, NULL, &b)); /* copied instead */
+    assert_int_equal(view_calls, 1);
+    LIB_OK(pjdl_buffer_to_host(b, back, sizeof back));
+    assert_memory_equal(back, data, sizeof back);
+    pjdl_buffer_release(b);
+    assert_int_equal(t.deleted, 1);
+    free(data);
+    undegrade(d);
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(old_table_without_views), cmocka_unit_test(unsafe_pointer_fallback),
         cmocka_unit_test(export_needs_pinning),    cmocka_unit_test(await_without_on_ready),
-        cmocka_unit_test(no_stream_extension),
+        cmocka_unit_test(no_stream_extension),     cmocka_unit_test(refused_view_asked_once),
     };
     return LIB_RUN(argc, argv, tests);
 }
