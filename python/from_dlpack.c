@@ -757,12 +757,19 @@ static int capsule_kind(PyObject *capsule, const char **name, const char **used_
 static void *claim_capsule(PyObject *capsule, const import_request *req, int *versioned,
                            const char **name) {
     const char *used_name;
-    *versioned = capsule_kind(capsule, name, &used_name);
-    if (*versioned < 0)
-        return NULL;
-    void *tensor = PyCapsule_GetPointer(capsule, *name);
-    if (tensor == NULL)
-        return NULL;
+    /* The common capsule first: its name is then compared once, by
+     * PyCapsule_GetPointer itself. */
+    void *tensor = PyCapsule_GetPointer(capsule, versioned_name);
+    if (tensor != NULL) {
+        *versioned = 1;
+        *name = versioned_name;
+        used_name = used_versioned_name;
+    } else {
+        PyErr_Clear();
+        *versioned = capsule_kind(capsule, name, &used_name);
+        if (*versioned < 0 || (tensor = PyCapsule_GetPointer(capsule, *name)) == NULL)
+            return NULL;
+    }
     DLManagedTensorVersioned *vt = *versioned ? tensor : NULL;
     const DLTensor *dlt = vt != NULL ? &vt->dl_tensor : &((DLManagedTensor *)tensor)->dl_tensor;
     if (check_tensor(vt, dlt, req) < 0 || PyCapsule_SetName(capsule, used_name) < 0)
