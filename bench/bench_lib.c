@@ -201,21 +201,33 @@ static DLManagedTensorVersioned *export_or_exit(bench_view *v) {
     return mt;
 }
 
-size_t bench_views_apart(bench_view *a, bench_view *b, size_t min_gap) {
-    DLManagedTensorVersioned *ta = export_or_exit(a), *held[APART_TRIES];
-    size_t gap = 0;
-    int n = 0;
-    while (n < APART_TRIES) {
-        held[n] = export_or_exit(b);
-        gap = gap_of(a, ta, b, held[n++]);
-        if (gap >= min_gap)
-            break;
-    }
-    /* The last one deleted last: its block is what `b` keeps, and `a`'s. */
+size_t bench_views_gap(bench_view *a, bench_view *b) {
+    DLManagedTensorVersioned *ta = export_or_exit(a), *tb = export_or_exit(b);
+    size_t gap = gap_of(a, ta, b, tb);
     ta->deleter(ta);
-    for (int i = 0; i < n; i++)
-        held[i]->deleter(held[i]);
+    tb->deleter(tb);
     return gap;
+}
+
+bench_view *bench_view_apart(bench_env *env, bench_view *a, void *data, int64_t rows, int64_t cols,
+                             size_t min_gap) {
+    bench_view *tried[APART_TRIES];
+    int n = 0, best = -1;
+    size_t best_gap = 0;
+    while (n < APART_TRIES && best_gap < min_gap) {
+        if ((tried[n] = bench_view_open(env, data, rows, cols)) == NULL)
+            break;
+        size_t gap = bench_views_gap(a, tried[n]);
+        if (best < 0 || gap > best_gap) {
+            best = n;
+            best_gap = gap;
+        }
+        n++;
+    }
+    for (int i = 0; i < n; i++)
+        if (i != best)
+            bench_view_close(tried[i]);
+    return best < 0 ? NULL : tried[best];
 }
 
 pjdl_client *bench_env_client(bench_env *env) {

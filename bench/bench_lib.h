@@ -54,15 +54,21 @@ void bench_loop_plugin_view_pair(void *view, int64_t n);
  * memory (shape unchanged). */
 void bench_view_transpose(bench_view *v);
 
-/* Makes the next export of `a` and of `b` (each on its own thread) write
- * no cache line in common: one export of `a` is made, then exports of `b`,
- * kept live while they are closer than min_gap bytes, until one is apart
- * (at most 16 tries); that one is deleted last, so that its block is what
- * `b` keeps for its next export, as `a` keeps its (export.c). Returns the gap:
- * the least distance between the start of an export's DLPack struct or
- * buffer object and the start of one of the other's. min_gap 0: only
- * measures. */
-size_t bench_views_apart(bench_view *a, bench_view *b, size_t min_gap);
+/* The gap between the exports of `a` and `b`: one export of each is made
+ * and deleted, and the least distance between the start of one's DLPack
+ * struct or buffer object and the start of one of the other's returned.
+ * A buffer keeps the block of its first export for every later export
+ * made while no other is live (export.c), so the gap holds for them. */
+size_t bench_views_gap(bench_view *a, bench_view *b);
+
+/* A view of `data` (rows x cols f32, as bench_view_open) whose exports
+ * write no cache line in common with `a`'s: views are opened until one's
+ * gap to `a` (bench_views_gap) is at least min_gap bytes, at most 16, the
+ * farthest kept; the others are closed once one is kept (held open until
+ * then, so that the heap does not hand their memory out again). NULL when
+ * no view opens. */
+bench_view *bench_view_apart(bench_env *env, bench_view *a, void *data, int64_t rows, int64_t cols,
+                             size_t min_gap);
 
 #ifdef __cplusplus
 }
