@@ -115,7 +115,8 @@ PJDL_API pjdl_code pjdl_plugin_load(const char *path, pjdl_plugin **out);
 PJDL_API pjdl_code pjdl_plugin_find(const char *name, const char **path);
 
 /* Wraps a PJRT_Api that some framework already loaded and initialized. The
- * table must stay valid while the returned plugin lives; it is not
+ * table must stay valid and unchanged while the returned plugin lives (the
+ * library reads which entry points it has once, here); it is not
  * initialized again, and a later pjdl_plugin_load of the same library (same
  * table) does not initialize it either. The table's major version must equal
  * PJRT_API_MAJOR (else FAILED_PRECONDITION); INVALID_ARGUMENT when it is too

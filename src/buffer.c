@@ -7,12 +7,16 @@
 #include "element_type.h"
 #include "internal.h"
 
-void pjdl__pjrt_buffer_destroy(const PJRT_Api *api, PJRT_Buffer *buffer) {
-    if (buffer == NULL || !pjdl__slot_present(api, offsetof(PJRT_Api, PJRT_Buffer_Destroy)))
-        return;
+/* PJRT_Buffer_Destroy, known to be in the table. */
+static void destroy_present(const PJRT_Api *api, PJRT_Buffer *buffer) {
     PJRT_Buffer_Destroy_Args args = {.struct_size = PJRT_Buffer_Destroy_Args_STRUCT_SIZE,
                                      .buffer = buffer};
     pjdl__drop_error(api, api->PJRT_Buffer_Destroy(&args));
+}
+
+void pjdl__pjrt_buffer_destroy(const PJRT_Api *api, PJRT_Buffer *buffer) {
+    if (buffer != NULL && pjdl__slot_present(api, offsetof(PJRT_Api, PJRT_Buffer_Destroy)))
+        destroy_present(api, buffer);
 }
 
 static pjdl_code read_type_and_dims(const pjdl_plugin *p, PJRT_Buffer *pjrt, PJRT_Buffer_Type *type,
@@ -362,7 +366,11 @@ void pjdl__buffer_destroy(pjdl_buffer *buffer) {
         pjdl__buffer_unpin_final(buffer);
     if (buffer->view_owner != NULL)
         pjdl__import_owner_destroying(buffer->view_owner);
-    pjdl__pjrt_buffer_destroy(pjdl__client_api(buffer->client), buffer->buffer);
+    /* An imported view's plugin has PJRT_Buffer_Destroy (plugin->views). */
+    if (buffer->view_owner != NULL)
+        destroy_present(pjdl__client_api(buffer->client), buffer->buffer);
+    else
+        pjdl__pjrt_buffer_destroy(pjdl__client_api(buffer->client), buffer->buffer);
     pjdl__client_unref(buffer->client);
     /* An imported view's allocation also holds the owner of the producer's
      * tensor, which may still wait for PJRT to release the memory. */

@@ -99,8 +99,7 @@ __attribute__((flatten)) bool pjdl__import_fast(pjdl_client *client, const DLTen
     int32_t n = t->ndim;
     if (!pjdl__dtype_to_pjrt_whole(t->dtype, &type) || n < 0 || n > PJDL_MAX_RANK ||
         (n > 0 && t->shape == NULL) || t->data == NULL || t->byte_offset > (uint64_t)INT64_MAX ||
-        (t->device.device_type == kDLMetal && t->byte_offset != 0) ||
-        !PJDL_HAS(p, PJRT_Client_CreateViewOfDeviceBuffer) || !PJDL_HAS(p, PJRT_Buffer_Destroy))
+        (t->device.device_type == kDLMetal && t->byte_offset != 0) || !p->views)
         return false;
     /* Whole-byte element sizes are powers of two: alignment is a mask. */
     int64_t es = t->dtype.bits / 8, strides[PJDL_MAX_RANK], bytes;

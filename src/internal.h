@@ -21,6 +21,11 @@ struct pjdl_plugin {
     void *handle; /* dlopen handle; NULL for pjdl_plugin_from_api */
     char *path;   /* what was dlopen()ed; NULL for pjdl_plugin_from_api */
     int major, minor;
+    /* The table has PJRT_Client_CreateViewOfDeviceBuffer and
+     * PJRT_Buffer_Destroy: read once (plugin.c), since a PJRT_Api table does
+     * not change, so that a view import and its release read the table only
+     * for the entry points they call. */
+    bool views;
 };
 
 /* Makes a plugin of a dlopen()ed library (plugin.c); takes handle and path. */

@@ -71,6 +71,8 @@ static pjdl_code plugin_check_api(pjdl_plugin *plugin) {
     if (!PJDL_HAS(plugin, PJRT_Error_Destroy) || !PJDL_HAS(plugin, PJRT_Error_Message))
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "malformed PJRT_Api table: PJRT_Error_Destroy or "
                                                  "PJRT_Error_Message is NULL");
+    plugin->views = PJDL_HAS(plugin, PJRT_Client_CreateViewOfDeviceBuffer) &&
+                    PJDL_HAS(plugin, PJRT_Buffer_Destroy);
     return PJDL_OK;
 }
 
@@ -79,6 +81,7 @@ static pjdl_code plugin_new(const PJRT_Api *api, pjdl_plugin **out) {
     PJDL_TRY(pjdl__alloc(sizeof *plugin, "a plugin", &plugin));
     atomic_init(&plugin->refs, 1);
     plugin->api = api;
+    plugin->views = false; /* plugin_check_api */
     *out = plugin;
     return PJDL_OK;
 }
