@@ -57,7 +57,7 @@ fuzz: setup
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target pjdl_fuzz -- --no-print-directory
 	@bash fuzz/run.sh $(FUZZ_BUILD)/fuzz $(PJDL_FUZZ_SECONDS)
 	cmake -S . -B $(PYFUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
-		-DPJDL_SANITIZE=address,undefined -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link \
+		-DPJDL_SANITIZE=address,undefined -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link -DPJDL_UNITY=OFF \
 		-DBUILD_TESTING=OFF
 	cmake --build $(PYFUZZ_BUILD) -j $(JOBS) --target pjrt_dlpack_py pjrt_ref -- --no-print-directory
 	@bash fuzz/python/run.sh $(PYFUZZ_BUILD) $(PJDL_FUZZ_SECONDS)

@@ -3,7 +3,8 @@
 # the main build's tests (C tests, Python tests, the examples), the Python
 # fuzzer for PJDL_PYFUZZ_SECONDS (default 25; fuzz/python/run.sh), then the C
 # tests again in sanitizer builds, each in its own build directory:
-#   build-asan  AddressSanitizer + UndefinedBehaviorSanitizer, no recovery
+#   build-asan  AddressSanitizer + UndefinedBehaviorSanitizer, no recovery;
+#               every file compiled on its own (PJDL_UNITY=OFF)
 #   build-tsan  ThreadSanitizer: the plugin tests, the library suite (label
 #               "lib": on the reference plugin and on XLA's CPU plugin, the
 #               latter with ignore_noninstrumented_modules, see
@@ -37,7 +38,7 @@ sanitized() {
 }
 
 echo "== tests: AddressSanitizer + UndefinedBehaviorSanitizer (build-asan)"
-sanitized build-asan address,undefined -DPJDL_FUZZ=ON
+sanitized build-asan address,undefined -DPJDL_FUZZ=ON -DPJDL_UNITY=OFF
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE "python|valgrind"
 

@@ -1,4 +1,5 @@
 /* Import without a copy: PJRT_Client_CreateViewOfDeviceBuffer. */
+#include "dtype.h"
 #include "import.h"
 
 static void on_view_deleted(void *device_buffer_ptr, void *user_arg) {
