@@ -53,7 +53,7 @@ static pjdl_code error_code(const PJRT_Api *api, PJRT_Error *error) {
     return (pjdl_code)args.code;
 }
 
-void pjdl__drop_error(const PJRT_Api *api, PJRT_Error *error) {
+PJDL_HOT void pjdl__drop_error(const PJRT_Api *api, PJRT_Error *error) {
     if (error == NULL || !pjdl__slot_present(api, offsetof(PJRT_Api, PJRT_Error_Destroy)))
         return;
     PJRT_Error_Destroy_Args args = {.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE,
@@ -81,7 +81,8 @@ pjdl_code pjdl__error_read(const PJRT_Api *api, PJRT_Error *error, char *buf, si
     return code;
 }
 
-pjdl_code pjdl__take_error_ctx(const PJRT_Api *api, PJRT_Error *error, const char *context) {
+PJDL_HOT pjdl_code pjdl__take_error_ctx(const PJRT_Api *api, PJRT_Error *error,
+                                        const char *context) {
     if (error == NULL)
         return PJDL_OK;
     char message[1024];

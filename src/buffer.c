@@ -167,12 +167,19 @@ static bool is_view_block(bool owner, size_t ndim) {
     return owner && ndim <= VIEW_RANK;
 }
 
-static pjdl_buffer *view_block_take(void) {
-    pjdl_buffer *b = pjdl__stock_take(VIEW_BLOCK_SIZE);
-    return b != NULL ? b : pjdl__malloc(VIEW_BLOCK_SIZE);
+/* A buffer's allocation from malloc. Out of line: the common view import
+ * inlines buffer_alloc and keeps this, as its other rare steps, out of its
+ * hot code (bench/README.md, ninth look). */
+__attribute__((noinline)) static pjdl_buffer *block_malloc(size_t size) {
+    return pjdl__malloc(size);
 }
 
-void pjdl__buffer_recycle_block(pjdl_buffer *b) {
+static pjdl_buffer *view_block_take(void) {
+    pjdl_buffer *b = pjdl__stock_take(VIEW_BLOCK_SIZE);
+    return __builtin_expect(b != NULL, 1) ? b : block_malloc(VIEW_BLOCK_SIZE);
+}
+
+PJDL_HOT void pjdl__buffer_recycle_block(pjdl_buffer *b) {
     bool keep = is_view_block(b->view_owner != NULL, b->ndim) && b->export_home == NULL &&
                 b->layout_error == NULL;
     if (!keep || !pjdl__stock_keep(b, VIEW_BLOCK_SIZE))
@@ -235,8 +242,8 @@ static inline pjdl_buffer *buffer_alloc(bool owner, size_t ndim, size_t *head) {
     *head = sizeof(pjdl_buffer) + (owner ? sizeof(import_owner) : 0);
     bool view_block = is_view_block(owner, ndim);
     size_t size = view_block ? VIEW_BLOCK_SIZE : *head + 2 * ndim * sizeof(int64_t);
-    pjdl_buffer *b = view_block ? view_block_take() : pjdl__malloc(size);
-    if (b == NULL)
+    pjdl_buffer *b = view_block ? view_block_take() : block_malloc(size);
+    if (__builtin_expect(b == NULL, 0))
         pjdl__fail(PJDL_RESOURCE_EXHAUSTED, "out of memory allocating %zu bytes for a buffer",
                    size);
     return b;
@@ -350,7 +357,7 @@ void pjdl_buffer_retain(pjdl_buffer *buffer) {
         atomic_fetch_add_explicit(&buffer->refs, 1, memory_order_relaxed);
 }
 
-void pjdl_buffer_release(pjdl_buffer *buffer) {
+PJDL_HOT void pjdl_buffer_release(pjdl_buffer *buffer) {
     if (buffer == NULL)
         return;
     /* Seeing 1, the caller holds the only reference and nobody can take
@@ -361,7 +368,7 @@ void pjdl_buffer_release(pjdl_buffer *buffer) {
     pjdl__buffer_destroy(buffer);
 }
 
-void pjdl__buffer_destroy(pjdl_buffer *buffer) {
+PJDL_HOT void pjdl__buffer_destroy(pjdl_buffer *buffer) {
     if (atomic_load_explicit(&buffer->pinned, memory_order_relaxed))
         pjdl__buffer_unpin_final(buffer);
     if (buffer->view_owner != NULL)

@@ -132,13 +132,13 @@ void pjdl_client_retain(pjdl_client *client) {
  * library (completion and on-delete callbacks, which may run deleters). */
 static _Thread_local int callback_depth;
 
-int *pjdl__callback_enter(void) {
+PJDL_HOT int *pjdl__callback_enter(void) {
     int *depth = &callback_depth;
     ++*depth;
     return depth;
 }
 
-void pjdl__callback_leave(int *depth) {
+PJDL_HOT void pjdl__callback_leave(int *depth) {
     --*depth;
 }
 
@@ -160,7 +160,7 @@ void pjdl_client_release(pjdl_client *client) {
         pjdl__client_unref(client);
 }
 
-void pjdl__client_unref(pjdl_client *client) {
+PJDL_HOT void pjdl__client_unref(pjdl_client *client) {
     if (atomic_fetch_sub_explicit(&client->refs, 1, memory_order_acq_rel) != 1)
         return;
     /* Inside a plugin's callback, the thread may be one of the client's own

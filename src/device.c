@@ -170,6 +170,16 @@ bool pjdl__client_find_dl_memory(const pjdl_client *client, DLDevice dl, bool de
     return false;
 }
 
+/* The general search, for a memory whose type is not cached in this
+ * generation: cold and out of line, so that the common import, which
+ * inlines pjdl__client_find_default_dl, keeps it out of its hot code
+ * (bench/README.md, ninth look). */
+__attribute__((cold, noinline)) static bool find_default_uncached(const pjdl_client *client,
+                                                                  DLDevice dl, pjdl_device **device,
+                                                                  pjdl_memory **memory) {
+    return pjdl__client_find_dl_memory(client, dl, true, device, memory);
+}
+
 bool pjdl__client_find_default_dl(const pjdl_client *client, DLDevice dl, pjdl_device **device,
                                   pjdl_memory **memory) {
     uint64_t tag = dl_type_tag();
@@ -178,7 +188,7 @@ bool pjdl__client_find_default_dl(const pjdl_client *client, DLDevice dl, pjdl_d
         DLDeviceType type;
         /* A type not cached yet in this generation: the general search. */
         if (d->default_memory == NULL || !dl_type_cached(d->default_memory, tag, &type))
-            return pjdl__client_find_dl_memory(client, dl, true, device, memory);
+            return find_default_uncached(client, dl, device, memory);
         if (pjdl__dl_device_same(dl_of(d, type), dl)) {
             *device = d;
             *memory = d->default_memory;

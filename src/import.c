@@ -351,9 +351,9 @@ import_general(pjdl_client *const *clients, size_t n, const DLTensor *t, uint64_
     return import_pjrt(&job, v, l, out);
 }
 
-pjdl_code pjdl_import(pjdl_client *const *clients, size_t num_clients,
-                      DLManagedTensorVersioned *tensor, const pjdl_import_options *options,
-                      pjdl_buffer **out) {
+PJDL_HOT pjdl_code pjdl_import(pjdl_client *const *clients, size_t num_clients,
+                               DLManagedTensorVersioned *tensor, const pjdl_import_options *options,
+                               pjdl_buffer **out) {
     /* The thread's error is left alone unless the import fails (see
      * pjdl_last_error): every failure writes its own. */
     if (tensor == NULL || out == NULL)

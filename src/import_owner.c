@@ -79,29 +79,35 @@ static unsigned set_bits(import_owner *o, unsigned bits) {
     return atomic_fetch_or_explicit(&o->bits, bits, memory_order_acq_rel);
 }
 
-void pjdl__import_owner_finish(import_owner *o, bool success) {
+/* pjdl__import_owner_finish in every case but the common one (a view just
+ * created, PJRT's release not seen). Out of line: the common import
+ * inlines that case and keeps the rest out of its hot code. */
+__attribute__((noinline)) static void finish_decided(import_owner *o, bool success) {
     unsigned held = success && o->container != NULL ? OWNER_HELD : 0;
     deleter d = deleter_of(o);
-    unsigned old;
-    if (held) {
-        /* A view that was just created: nobody else has its PJRT handle,
-         * so PJRT cannot release the memory now (a plugin that called back
-         * during the creation shows OWNER_RELEASED here). A plain store is
-         * enough; even against a plugin that calls back concurrently for a
-         * live view, losing that bit only keeps the producer's memory. */
-        old = atomic_load_explicit(&o->bits, memory_order_acquire);
-        if (!(old & OWNER_RELEASED)) {
-            atomic_store_explicit(&o->bits, old | OWNER_LIVE | held, memory_order_release);
-            return;
-        }
-    }
-    old = set_bits(o, (success ? OWNER_LIVE : OWNER_FAILED) | held);
+    unsigned old = set_bits(o, (success ? OWNER_LIVE : OWNER_FAILED) | held);
     if (!(old & OWNER_RELEASED))
         return; /* PJRT's release finishes */
     if (success)
         call_deleter(d);
     if (!held)
         owner_free(o, true);
+}
+
+void pjdl__import_owner_finish(import_owner *o, bool success) {
+    if (success && o->container != NULL) {
+        /* A view that was just created: nobody else has its PJRT handle,
+         * so PJRT cannot release the memory now (a plugin that called back
+         * during the creation shows OWNER_RELEASED here). A plain store is
+         * enough; even against a plugin that calls back concurrently for a
+         * live view, losing that bit only keeps the producer's memory. */
+        unsigned old = atomic_load_explicit(&o->bits, memory_order_acquire);
+        if (__builtin_expect(!(old & OWNER_RELEASED), 1)) {
+            atomic_store_explicit(&o->bits, old | OWNER_LIVE | OWNER_HELD, memory_order_release);
+            return;
+        }
+    }
+    finish_decided(o, success);
 }
 
 void pjdl__import_owner_abandon(import_owner *o) {

@@ -2,11 +2,23 @@
 #include "dtype.h"
 #include "import.h"
 
-static void on_view_deleted(void *device_buffer_ptr, void *user_arg) {
+PJDL_HOT static void on_view_deleted(void *device_buffer_ptr, void *user_arg) {
     (void)device_buffer_ptr;
     int *depth = pjdl__callback_enter();
     pjdl__import_owner_release(user_arg);
     pjdl__callback_leave(depth);
+}
+
+/* The view was not made (`code`, or PJDL_OK with no buffer): the owner's
+ * callback reference dropped. Cold and out of line, as every rare step of
+ * the common import is: its hot code then spans fewer cache lines, which
+ * is what a view import costs a large plugin most (bench/README.md, ninth
+ * look). */
+__attribute__((cold, noinline)) static pjdl_code view_failed(pjdl_code code, import_owner *owner) {
+    if (code == PJDL_OK)
+        code = pjdl__fail(PJDL_INTERNAL, "PJRT_Client_CreateViewOfDeviceBuffer returned no buffer");
+    pjdl__import_owner_cancel(owner);
+    return code;
 }
 
 /* PJRT_Client_CreateViewOfDeviceBuffer of `n` dims at `data` on `device`
@@ -35,12 +47,8 @@ static pjdl_code view_call(const pjdl_client *client, const pjdl_device *device,
     a.buffer = NULL;
     a.memory = memory ? memory->memory : NULL;
     pjdl_code code = PJDL_CALL(client->plugin->api, PJRT_Client_CreateViewOfDeviceBuffer, &a);
-    if (code == PJDL_OK && a.buffer == NULL)
-        code = pjdl__fail(PJDL_INTERNAL, "PJRT_Client_CreateViewOfDeviceBuffer returned no buffer");
-    if (code != PJDL_OK) {
-        pjdl__import_owner_cancel(owner);
-        return code;
-    }
+    if (code != PJDL_OK || a.buffer == NULL)
+        return view_failed(code, owner);
     *out = a.buffer;
     return PJDL_OK;
 }
@@ -66,18 +74,17 @@ pjdl_code pjdl__import_view(import_job *job, PJRT_Buffer **out) {
                      job->owner, out);
 }
 
-/* The element strides of `t` when it is compact C order with elements
- * (strides NULL, or those of C order: an extent-1 dimension's may be
- * anything, as pjdl__tensor_check_c_order classifies), its size in bytes
- * in *bytes; false when it is not that, or a size overflows, or its bytes
- * wrap around the address space. */
-static bool fast_c_order(const DLTensor *t, int64_t es, int64_t *strides, int64_t *bytes) {
+/* Whether `t` is compact C order with elements (strides NULL, or those of
+ * C order: an extent-1 dimension's may be anything, as
+ * pjdl__tensor_check_c_order classifies), its size in bytes in *bytes;
+ * false when it is not that, or a size overflows, or its bytes wrap around
+ * the address space. */
+static bool fast_c_order(const DLTensor *t, int64_t es, int64_t *bytes) {
     int64_t el = 1;
     for (int32_t i = t->ndim - 1; i >= 0; i--) {
         int64_t d = t->shape[i];
         if (d <= 0 || (t->strides != NULL && d > 1 && t->strides[i] != el))
             return false;
-        strides[i] = el;
         if (__builtin_mul_overflow(el, d, &el))
             return false;
     }
@@ -91,9 +98,10 @@ static bool fast_c_order(const DLTensor *t, int64_t es, int64_t *strides, int64_
  * function's code instead of five (callgrind: 46 instructions fewer per
  * view import; on XLA's CPU plugin 1.10-1.13x its own pair, against
  * 1.11-1.14x, bench/README.md). */
-__attribute__((flatten)) bool pjdl__import_fast(pjdl_client *client, const DLTensor *t,
-                                                DLManagedTensorVersioned *v, DLManagedTensor *l,
-                                                pjdl_buffer **out, pjdl_code *code) {
+__attribute__((flatten)) PJDL_HOT bool pjdl__import_fast(pjdl_client *client, const DLTensor *t,
+                                                         DLManagedTensorVersioned *v,
+                                                         DLManagedTensor *l, pjdl_buffer **out,
+                                                         pjdl_code *code) {
     *code = PJDL_OK;
     PJRT_Buffer_Type type;
     const pjdl_plugin *p = client->plugin;
@@ -103,26 +111,31 @@ __attribute__((flatten)) bool pjdl__import_fast(pjdl_client *client, const DLTen
         (t->device.device_type == kDLMetal && t->byte_offset != 0) || !p->views)
         return false;
     /* Whole-byte element sizes are powers of two: alignment is a mask. */
-    int64_t es = t->dtype.bits / 8, strides[PJDL_MAX_RANK], bytes;
+    int64_t es = t->dtype.bits / 8, bytes;
     char *data = (char *)t->data + t->byte_offset;
     pjdl_device *device;
     pjdl_memory *memory;
     if ((es & (es - 1)) != 0 || ((uintptr_t)data & (uintptr_t)(es - 1)) != 0 ||
-        !fast_c_order(t, es, strides, &bytes) ||
+        !fast_c_order(t, es, &bytes) ||
         !pjdl__client_find_default_dl(client, t->device, &device, &memory))
         return false;
     pjdl_buffer *b = pjdl__buffer_view_block(client, type, (size_t)es, (size_t)bytes, (size_t)n,
                                              device, memory, v, l);
     if (b == NULL)
         return false;
-    for (int32_t i = 0; i < n; i++) {
+    /* The dims and the strides of C order, from a running product (no
+     * overflow: fast_c_order checked it), which GCC does not vectorize:
+     * its loop versions spanned two more cache lines of hot code. */
+    int64_t el = 1;
+    for (int32_t i = n - 1; i >= 0; i--) {
         b->dims[i] = t->shape[i];
-        b->strides[i] = strides[i];
+        b->strides[i] = el;
+        el *= t->shape[i];
     }
     PJRT_Buffer *pjrt = NULL;
     *code = view_call(client, device, memory, data, t->shape, (size_t)n, type, NULL, 0,
                       b->view_owner, &pjrt);
-    if (*code != PJDL_OK) {
+    if (__builtin_expect(*code != PJDL_OK, 0)) {
         pjdl__import_owner_finish(b->view_owner, false); /* frees b */
         return false;
     }
