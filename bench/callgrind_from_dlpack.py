@@ -1,6 +1,7 @@
 """client.from_dlpack(numpy_array), numpy.from_dlpack(numpy_array) or the
 least consumer's import (bench/floor_consumer.c: floor.from_dlpack, and
-floor.from_dlpack_lib through the library) N times in a loop, for
+floor.from_dlpack_lib through the library), or PyTorch's import of a
+Buffer (torch_buf) or of the array (torch_np), N times in a loop, for
 instruction counts under valgrind (see README.md, issue 23): run it with
 N = 0 and N = 20000 and divide the difference by 20000.
 
@@ -8,7 +9,7 @@ N = 0 and N = 20000 and divide the difference by 20000.
       PYTHONPATH=build-bench/python:build-bench/bench \\
       PJRT_REF_PLUGIN=build-bench/lib/libpjrt_ref.so \\
       valgrind --tool=callgrind $(bash scripts/python-env.sh python) \\
-      bench/callgrind_from_dlpack.py client|np|floor|floor_lib N
+      bench/callgrind_from_dlpack.py client|np|floor|floor_lib|torch_buf|torch_np N
 
 Every side is written out as bench_python_modern.py's lambdas call them
 (attribute lookups included); the shape is its (1024, 1024) float32."""
@@ -31,6 +32,13 @@ if which.startswith("floor"):
     floor = _pjdl_floor.Floor(plugin)
     floor.from_dlpack(a)
     floor.from_dlpack_lib(a)
+if which.startswith("torch"):
+    import torch
+
+    torch.set_num_threads(1)
+    buf = client.buffer(a)
+    torch.from_dlpack(buf)
+    torch.from_dlpack(a)
 
 
 def run_client(n):
@@ -53,7 +61,18 @@ def run_floor_lib(n):
         floor.from_dlpack_lib(a)
 
 
-runs = {"client": run_client, "np": run_np, "floor": run_floor, "floor_lib": run_floor_lib}
+def run_torch_buf(n):
+    for _ in range(n):
+        torch.from_dlpack(buf)
+
+
+def run_torch_np(n):
+    for _ in range(n):
+        torch.from_dlpack(a)
+
+
+runs = {"client": run_client, "np": run_np, "floor": run_floor, "floor_lib": run_floor_lib,
+        "torch_buf": run_torch_buf, "torch_np": run_torch_np}
 if which not in runs:
     sys.exit(f"callgrind_from_dlpack.py: the first argument is one of {', '.join(runs)}")
 runs[which](n)
