@@ -56,8 +56,6 @@ pjdl_code pjdl__take_error(const PJRT_Api *api, PJRT_Error *error);
  * message already starts so. */
 pjdl_code pjdl__take_error_ctx(const PJRT_Api *api, PJRT_Error *error, const char *context);
 
-/* Calls the plugin's entry point `slot` with `args` and converts its error
- * with the slot's name as context (the slot must be present: PJDL_NEED). */
 /* The functions of the common view import and its release (and of nothing
  * colder), grouped by the linker in .text.hot (GCC's `hot`): with their
  * rare steps out of line (`cold`), their code spans fewer cache lines
@@ -65,6 +63,8 @@ pjdl_code pjdl__take_error_ctx(const PJRT_Api *api, PJRT_Error *error, const cha
  * (bench/README.md, ninth look). */
 #define PJDL_HOT __attribute__((hot))
 
+/* Calls the plugin's entry point `slot` with `args` and converts its error
+ * with the slot's name as context (the slot must be present: PJDL_NEED). */
 #define PJDL_CALL(api, slot, args) pjdl__take_error_ctx((api), (api)->slot(args), #slot)
 
 /* An object handed to a plugin callback, which may run on a plugin thread:
