@@ -1,8 +1,9 @@
 """Python benchmarks of the pjrt_dlpack module's DLPack exchange.
 
 Interleaved in one process (each round runs every case once, the first case
-rotating), medians over rounds of the per-call time, printed as result lines
-"key<TAB>value<TAB>unit" (see bench/report.py):
+rotating; bench_rounds.py), medians over rounds of the per-call time,
+printed as result lines "key<TAB>value<TAB>unit" (see bench/report.py),
+each after its rounds:
 
   py.np_from_buf      numpy.from_dlpack(pjrt_dlpack buffer)
   py.np_from_torch    numpy.from_dlpack(torch tensor)
@@ -17,13 +18,13 @@ plugin. Usage (Debian's python3, the built module on PYTHONPATH):
 """
 import argparse
 import os
-import statistics
 import sys
 import timeit
 
 import numpy as np
 import torch
 
+import bench_rounds
 import pjrt_dlpack
 
 SHAPE = (1024, 1024)
@@ -35,6 +36,8 @@ def main():
     parser.add_argument("--plugin", default=os.environ.get("PJRT_REF_PLUGIN"))
     parser.add_argument("--rounds", type=int, default=41)
     parser.add_argument("--number", type=int, default=2000, help="calls per case and round")
+    parser.add_argument("--no-pin", action="store_true",
+                        help="leave the measuring thread where the scheduler puts it")
     args = parser.parse_args()
     if args.smoke or os.environ.get("PJDL_BENCH_SMOKE"):
         args.rounds, args.number = 1, 1
@@ -59,15 +62,11 @@ def main():
         ("py.torch_from_buf", lambda: torch.from_dlpack(buf)),
         ("py.torch_from_np", lambda: torch.from_dlpack(array)),
     ]
-    samples = {key: [] for key, _ in cases}
     for key, fn in cases:  # warm up
         timeit.timeit(fn, number=max(1, args.number // 10))
-    for r in range(args.rounds):
-        for k in range(len(cases)):
-            key, fn = cases[(k + r) % len(cases)]
-            samples[key].append(timeit.timeit(fn, number=args.number) / args.number * 1e9)
-    for key, _ in cases:
-        print(f"{key}\t{statistics.median(samples[key]):.6g}\tns", flush=True)
+    samples = bench_rounds.interleave(cases, args.rounds, {key: args.number for key, _ in cases},
+                                      pin=not args.no_pin)
+    bench_rounds.emit(cases, samples)
     return 0
 
 

@@ -3,9 +3,10 @@ of the modern environment (scripts/python-env.sh), and the DLPack C
 exchange API against the capsule protocol.
 
 Interleaved in one process (each round runs every case once, the first case
-rotating), medians over rounds of the per-call time, printed as result lines
-"key<TAB>value<TAB>unit" (see bench/report.py), after "version<TAB>name<TAB>
-version" lines naming the environment:
+rotating; bench_rounds.py), medians over rounds of the per-call time,
+printed as result lines "key<TAB>value<TAB>unit" (see bench/report.py),
+each after its rounds, after "version<TAB>name<TAB>version" lines naming
+the environment:
 
   pym.np_from_buf        numpy.from_dlpack(buf)
   pym.np_from_np         numpy.from_dlpack(numpy_array)
@@ -37,10 +38,8 @@ python, the built module and _pjdl_floor on PYTHONPATH):
 import argparse
 import os
 import platform
-import statistics
 import sys
 import time
-import timeit
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
@@ -51,6 +50,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import _pjdl_floor  # noqa: E402
+import bench_rounds  # noqa: E402
 import pjrt_dlpack  # noqa: E402
 
 SHAPE = (1024, 1024)
@@ -70,6 +70,8 @@ def main():
     parser.add_argument("--smoke", action="store_true", help="run each case once; measure nothing")
     parser.add_argument("--plugin", default=os.environ.get("PJRT_REF_PLUGIN"))
     parser.add_argument("--rounds", type=int, default=41)
+    parser.add_argument("--no-pin", action="store_true",
+                        help="leave the measuring thread where the scheduler puts it")
     parser.add_argument("--budget-ms", type=float, default=4.0,
                         help="time per case and round, which sets the calls per round")
     args = parser.parse_args()
@@ -126,14 +128,8 @@ def main():
         for _, fn in cases:  # warm up
             calibrate(fn, args.budget_ms / 1e3, 10000)
         numbers = {key: calibrate(fn, args.budget_ms / 1e3, 10000) for key, fn in cases}
-    samples = {key: [] for key, _ in cases}
-    for r in range(args.rounds):
-        for k in range(len(cases)):
-            key, fn = cases[(k + r) % len(cases)]
-            n = numbers[key]
-            samples[key].append(timeit.timeit(fn, number=n) / n * 1e9)
-    for key, _ in cases:
-        print(f"{key}\t{statistics.median(samples[key]):.6g}\tns", flush=True)
+    samples = bench_rounds.interleave(cases, args.rounds, numbers, pin=not args.no_pin)
+    bench_rounds.emit(cases, samples)
     return 0
 
 

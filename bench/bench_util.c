@@ -1,12 +1,15 @@
 /* Timing, medians and result lines (see bench_util.h). */
+#define _GNU_SOURCE /* pthread_attr_setaffinity_np, sched_getaffinity */
 #include "bench_util.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 uint64_t bench_now_ns(void) {
     struct timespec ts;
@@ -31,12 +34,40 @@ void bench_emit(const char *key, double value, const char *unit) {
     fflush(stdout);
 }
 
+int bench_group(void) {
+    static atomic_int last;
+    return atomic_fetch_add(&last, 1) + 1;
+}
+
+void bench_emit_rounds(const char *key, int group, const double *v, size_t n) {
+    printf("rounds\t%s\t%ld.%d\t", key, (long)getpid(), group);
+    for (size_t i = 0; i < n; i++)
+        printf(i ? " %.6g" : "%.6g", v[i]);
+    printf("\n");
+    fflush(stdout);
+}
+
+/* A keyed case's result and rounds, from its per-round times v[0..n)
+ * (overwritten). */
+static void emit_case(const char *key, size_t bytes, double *v, size_t n, int group) {
+    if (bytes)
+        for (size_t i = 0; i < n; i++)
+            v[i] = v[i] > 0 ? (double)bytes / v[i] : 0;
+    bench_emit_rounds(key, group, v, n);
+    bench_emit(key, bench_median(v, n), bytes ? "GB/s" : "ns");
+}
+
 void bench_interleave(bench_case *cases, size_t ncases, int rounds, int64_t batch) {
+    bench_interleave_bytes(cases, ncases, rounds, batch, 0);
+}
+
+void bench_interleave_bytes(bench_case *cases, size_t ncases, int rounds, int64_t batch,
+                            size_t bytes) {
     if (rounds < 1)
         rounds = 1;
     if (batch < 1)
         batch = 1;
-    double *samples = calloc((size_t)rounds * ncases, sizeof *samples);
+    double *samples = calloc((size_t)rounds * (ncases + 1), sizeof *samples);
     if (samples == NULL) {
         fprintf(stderr, "bench: out of memory\n");
         exit(4);
@@ -52,10 +83,15 @@ void bench_interleave(bench_case *cases, size_t ncases, int rounds, int64_t batc
             samples[c * (size_t)rounds + (size_t)r] = (double)(t1 - t0) / (double)batch;
         }
     }
+    int group = bench_group();
+    double *scratch = samples + ncases * (size_t)rounds;
     for (size_t c = 0; c < ncases; c++) {
-        cases[c].median_ns = bench_median(samples + c * (size_t)rounds, (size_t)rounds);
-        if (cases[c].key != NULL)
-            bench_emit(cases[c].key, cases[c].median_ns, "ns");
+        double *v = samples + c * (size_t)rounds;
+        if (cases[c].key != NULL) {
+            memcpy(scratch, v, (size_t)rounds * sizeof *v);
+            emit_case(cases[c].key, bytes, scratch, (size_t)rounds, group);
+        }
+        cases[c].median_ns = bench_median(v, (size_t)rounds);
     }
     free(samples);
 }
@@ -80,14 +116,18 @@ void bench_loop_memcpy(void *arg, int64_t n) {
 
 void bench_loop_arith(void *unused, int64_t n) {
     (void)unused;
-    uint64_t x = (uint64_t)n;
+    uint64_t x[8];
+    for (int j = 0; j < 8; j++)
+        x[j] = (uint64_t)n + (uint64_t)j;
     for (int64_t i = 0; i < n; i++) {
-        for (int k = 0; k < 32; k++) {
-            x = x * 6364136223846793005u + 1442695040888963407u;
-            __asm__ volatile("" : "+r"(x)); /* one step at a time, in a register */
+        for (int k = 0; k < 4; k++) {
+            for (int j = 0; j < 8; j++) { /* eight chains at once, each in a register */
+                x[j] = x[j] * 6364136223846793005u + 1442695040888963407u;
+                __asm__ volatile("" : "+r"(x[j]));
+            }
         }
     }
-    BENCH_SINK(x);
+    BENCH_SINK(x[0] ^ x[1] ^ x[2] ^ x[3] ^ x[4] ^ x[5] ^ x[6] ^ x[7]);
 }
 
 /* What the threads of one bench_parallel share: written by the main thread
@@ -148,8 +188,41 @@ static void sleep_until_ns(uint64_t t) {
         ;
 }
 
-bench_rate bench_parallel(bench_loop_fn fn, void *const *args, int nthreads, int64_t chunk,
-                          double window_ms) {
+bool bench_two_cpus(int cpus[2]) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return false;
+    int n = 0;
+    for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
+        if (CPU_ISSET(c, &set))
+            cpus[n++] = c;
+    return n == 2;
+}
+
+/* Starts worker i, pinned to cpus[i] unless cpus is NULL. */
+static bool start_worker(pthread_t *th, window_thread *wt, const int *cpus, int i) {
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0)
+        return false;
+    bool ok = true;
+    if (cpus) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpus[i], &set);
+        ok = pthread_attr_setaffinity_np(&attr, sizeof set, &set) == 0;
+    }
+    ok = ok && pthread_create(th, &attr, window_main, wt) == 0;
+    pthread_attr_destroy(&attr);
+    if (!ok && cpus)
+        fprintf(stderr, "bench: cannot start thread %d pinned to CPU %d\n", i + 1, cpus[i]);
+    else if (!ok)
+        fprintf(stderr, "bench: cannot start thread %d\n", i + 1);
+    return ok;
+}
+
+bench_rate bench_parallel(bench_loop_fn fn, void *const *args, int nthreads, const int *cpus,
+                          int64_t chunk, double window_ms) {
     window_shared s;
     pthread_t th[BENCH_MAX_THREADS];
     window_thread wt[BENCH_MAX_THREADS];
@@ -160,8 +233,7 @@ bench_rate bench_parallel(bench_loop_fn fn, void *const *args, int nthreads, int
     atomic_store(&s.stop, false);
     for (int i = 0; i < nthreads; i++) {
         wt[i] = (window_thread){&s, fn, args[i], chunk > 0 ? chunk : 1, 0, 0, 0};
-        if (pthread_create(&th[i], NULL, window_main, &wt[i]) != 0) {
-            fprintf(stderr, "bench: cannot start thread %d of %d\n", i + 1, nthreads);
+        if (!start_worker(&th[i], &wt[i], cpus, i)) {
             nthreads = i; /* those running count; the rate says the rest is missing */
             break;
         }

@@ -17,15 +17,23 @@ committed together with the README's table, or not at all).
 """
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 
 
 VERSIONS = []  # (name, version) from "version<TAB>name<TAB>version" lines
+# key -> (group, [per-round values]) from "rounds<TAB>key<TAB>group<TAB>v1 v2 ..."
+# lines (bench_util.h's bench_emit_rounds, bench_rounds.py's emit)
+ROUNDS = {}
 # The raw result files of a run, OUTDIR/raw-NAME.tsv, in the order they are
 # read (bench/run.sh writes them).
 RAW = ("c", "torch", "torch2", "xla", "python", "python-modern")
 TARGETS_HEADER = "| what | value | baseline | ratio | target | met |"
+RATIO_NOTE = ("Value and baseline are medians over the rounds; the ratio is the median over "
+              "the rounds of the value over the baseline measured in the same round (a slow "
+              "phase of the machine moves both), or, marked †, the ratio of the medians of "
+              "two measurements not made in the same rounds.")
 
 
 def load(paths):
@@ -36,6 +44,8 @@ def load(paths):
                 parts = line.rstrip("\n").split("\t")
                 if len(parts) == 3 and parts[0] == "version":
                     VERSIONS.append((parts[1], parts[2]))
+                elif len(parts) == 4 and parts[0] == "rounds":
+                    ROUNDS[parts[1]] = (parts[2], [float(x) for x in parts[3].split()])
                 elif len(parts) >= 2:
                     try:
                         r[parts[0]] = float(parts[1])
@@ -88,12 +98,29 @@ def judge(ratio, target):
     return f"within {x * 100:.0f}%", ratio is not None and abs(ratio - 1) <= x
 
 
+def paired_ratio(vk, bk):
+    """The median over rounds of value / baseline, when both were measured
+    in the same rounds (one group, as many rounds); else None."""
+    v, b = ROUNDS.get(vk), ROUNDS.get(bk)
+    if v is None or b is None or v[0] != b[0] or len(v[1]) != len(b[1]) or not v[1]:
+        return None
+    if any(x <= 0 for x in b[1]):
+        return None
+    return statistics.median(x / y for x, y in zip(v[1], b[1]))
+
+
 def row_cells(r, row):
-    """The cells every row has: what, value, baseline, ratio; and the ratio."""
+    """The cells every row has: what, value, baseline, ratio; and the ratio:
+    the median of the per-round ratios where the two were measured in the
+    same rounds, else (marked †) the ratio of the medians."""
     what, vk, bk, blabel, unit, _ = row
     v, b = r.get(vk), r.get(bk)
-    ratio = v / b if v is not None and b else None
-    return f"| {what} | {fmt(v, unit)} | {fmt(b, unit)} ({blabel}) | {fmt_ratio(ratio)} |", ratio
+    ratio = paired_ratio(vk, bk) if v is not None and b else None
+    mark = ""
+    if ratio is None and v is not None and b:
+        ratio, mark = v / b, " †"
+    return (f"| {what} | {fmt(v, unit)} | {fmt(b, unit)} ({blabel}) | {fmt_ratio(ratio)}{mark} |",
+            ratio)
 
 
 def machine_scaling(r):
@@ -101,12 +128,29 @@ def machine_scaling(r):
     ours, machine = r.get("threads.ratio"), r.get("threads.machine_ratio")
     if ours is None or not machine:
         return []
+    attempts = r.get("threads.attempts")
+    tries = (f" It took {attempts:.0f} measurements for the machine's own scaling to say "
+             f"two cores (≥ 1.9×: not two hardware threads of one core)."
+             if attempts and attempts > 1 else "")
     return ["", f"Two threads against one, medians of per-round ratios: export + delete "
-                f"{ours:.2f}×, a loop that shares nothing {machine:.2f}× (the machine's own "
+                f"{ours:.2f}×, a loop that shares nothing but keeps a core's multiplier busy "
+                f"{machine:.2f}× (the machine's own "
                 f"scaling in the same rounds), so ours is {ours / machine:.2f}× the machine's "
                 f"(per round, median: {r.get('threads.relative', ours / machine):.2f}×); by "
                 f"the threads' CPU time {r.get('threads.cpu_ratio', 0):.2f}× and "
-                f"{r.get('threads.machine_cpu_ratio', 0):.2f}×."]
+                f"{r.get('threads.machine_cpu_ratio', 0):.2f}×.{tries}"] + pinned_cpus(r)
+
+
+def pinned_cpus(r):
+    """A sentence on where the threads ran: pinned, one to each of two CPUs."""
+    a, b = r.get("threads.one_a"), r.get("threads.one_b")
+    if a is None or b is None:
+        return []
+    if not r.get("threads.pinned"):
+        return ["Not pinned (the process may run on fewer than two CPUs)."]
+    return [f"Each thread pinned to a CPU of its own; one thread alone exported "
+            f"{a / 1e6:.1f} M/s on the first and {b / 1e6:.1f} M/s on the second "
+            f"(medians), and \"one thread's throughput\" is the mean of the two, per round."]
 
 
 def table(r, rows):
@@ -118,7 +162,8 @@ def table(r, rows):
         tgt, ok = judge(ratio, row[5])
         met_count += ok
         out.append(f"{cells} {tgt} | {'yes' if ok else 'no'} |")
-    out += ["", f"{met_count} of {len(targets)} targets met.", "", "Context (no target):", "",
+    out += ["", f"{met_count} of {len(targets)} targets met.", "", RATIO_NOTE, "",
+            "Context (no target):", "",
             "| what | value | baseline | ratio |", "| --- | --- | --- | --- |"]
     out += [row_cells(r, row)[0] for row in rows if row[5] is None]
     if VERSIONS:

@@ -66,6 +66,33 @@ def main():
             f.writelines(lines)
         expect_failure(readme, out, "README.md")
     print("ok: report.py --check")
+    paired_ratios()
+    print("ok: ratios paired round by round")
+
+
+def paired_ratios():
+    """A row whose value and baseline come with rounds of one group gets the
+    median of the per-round ratios; without them, or from two groups, or
+    with rounds that do not match, the ratio of the medians, marked."""
+    import report
+    # A slow phase (3 against 1) in rounds 3 and 4 that moves both, and in
+    # round 5 the baseline's alone: the medians land in different phases
+    # (3 / 1), while four rounds of five say 1.
+    lines = ["rounds\ta\t7.1\t1 1 3 3 3", "a\t3\tns",
+             "rounds\tb\t7.1\t1 1 3 3 1", "b\t1\tns",
+             "rounds\tc\t7.2\t1 1 3 3 1", "c\t1\tns",
+             "rounds\td\t7.1\t1 1 3 1", "d\t1\tns", "e\t1\tns"]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "raw.tsv")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        report.ROUNDS.clear()
+        r = report.load([path])
+    cases = [("b", 1.0, ""), ("c", 3.0, " †"), ("d", 3.0, " †"), ("e", 3.0, " †")]
+    for baseline, want, mark in cases:
+        cells, ratio = report.row_cells(r, ("w", "a", baseline, "x", "ns", None))
+        if abs(ratio - want) > 1e-9 or not cells.endswith(f"{want:.2f}×{mark} |"):
+            sys.exit(f"FAIL: a against {baseline}: {ratio} in {cells!r}, expected {want}{mark}")
 
 
 if __name__ == "__main__":
