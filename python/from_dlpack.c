@@ -621,12 +621,18 @@ static PyObject *import_tensor(pjpy_client *const *clients, size_t num_clients, 
     for (size_t i = 0; i < num_clients; i++)
         lib_clients[i] = clients[i]->client;
     pjdl_buffer *buffer = NULL;
+    /* Read before the call: once the library has the tensor, its deleter
+     * may run (and recycle the guard) before the call returns, by the time
+     * this thread takes the GIL back and runs the callbacks queued for it
+     * (pjpy_call_end), as a copy that completes at once does. */
+    bool has_deleter = guard->tensor.deleter != NULL;
     pjdl_code rc = import_call(clients, lib_clients, num_clients, &guard->tensor, opts, &buffer);
     if (lib_clients != stack_clients)
         PyMem_Free(lib_clients);
     /* Without a deleter the library is done with the guard (guard_new);
-     * after a failure it never took it: the caller keeps the tensor. */
-    if (rc != PJDL_OK || guard->tensor.deleter == NULL)
+     * after a failure it never took it: the caller keeps the tensor. With
+     * one, after a success, the guard is the deleter's: not touched here. */
+    if (rc != PJDL_OK || !has_deleter)
         guard_recycle(guard);
     if (rc != PJDL_OK) {
         pjpy_raise_exchange(rc);

@@ -5,6 +5,8 @@
 # tests again in sanitizer builds, each in its own build directory:
 #   build-asan  AddressSanitizer + UndefinedBehaviorSanitizer, no recovery;
 #               every file compiled on its own (PJDL_UNITY=OFF)
+#   build-asan-py  the same for the Python module and the reference plugin,
+#               under Debian's Python's test suite (tests/python/asan.sh)
 #   build-tsan  ThreadSanitizer: the plugin tests, the library suite (label
 #               "lib": on the reference plugin and on XLA's CPU plugin, the
 #               latter with ignore_noninstrumented_modules, see
@@ -44,6 +46,9 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 
 # Each libFuzzer target for a bounded time, from its checked-in seed corpus.
 bash fuzz/run.sh build-asan/fuzz "${PJDL_FUZZ_SECONDS:-20}"
+
+echo "== tests: the Python module with AddressSanitizer + UndefinedBehaviorSanitizer (build-asan-py)"
+bash tests/python/asan.sh build-asan-py
 
 echo "== tests: ThreadSanitizer (build-tsan)"
 sanitized build-tsan thread
