@@ -6,7 +6,7 @@
 #   build-asan  AddressSanitizer + UndefinedBehaviorSanitizer, no recovery;
 #               every file compiled on its own (PJDL_UNITY=OFF)
 #   build-asan-py  the same for the Python module and the reference plugin,
-#               under Debian's Python's test suite (tests/python/asan.sh)
+#               under the Python test suites (tests/python/asan.sh)
 #   build-tsan  ThreadSanitizer: the plugin tests, the library suite (label
 #               "lib": on the reference plugin and on XLA's CPU plugin, the
 #               latter with ignore_noninstrumented_modules, see

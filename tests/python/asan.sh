@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The Python test suite of Debian's Python (tests/python, as ctest's
-# python_pytest runs it) on the module and the reference plugin built with
-# AddressSanitizer + UndefinedBehaviorSanitizer, every file on its own:
+# The Python test suites (tests/python, as ctest's python_pytest and
+# python_pytest_modern run them: Debian's Python with NumPy 1 and PyTorch 1,
+# and the modern environment, scripts/python-env.sh) on the module and the
+# reference plugin built with AddressSanitizer + UndefinedBehaviorSanitizer,
+# every file on its own:
 #   bash tests/python/asan.sh [BUILD_DIR]   (default build-asan-py)
 # CPython, NumPy and PyTorch are not instrumented, so clang's runtime is
 # preloaded (it holds UBSan's handlers too); leaks are not checked (the
@@ -19,14 +21,24 @@ cmake --build "$build" -j "$(nproc)" --target pjrt_dlpack_py pjrt_ref >/dev/null
 runtime=$(clang -print-file-name=libclang_rt.asan-x86_64.so)
 [[ -f $runtime ]] || { echo "asan.sh: clang's ASan runtime not found ($runtime)" >&2; exit 1; }
 xla=$(bash "$root/scripts/plugins.sh" path xla-cpu)
+modern=$(bash "$root/scripts/python-env.sh" python)
+[[ -x $modern ]] || { echo "asan.sh: no modern Python environment ($modern)" >&2; exit 1; }
 package=tests/python/test_package.py
 cd "$root"
-PYTHONPATH=$build/python PYTHONDONTWRITEBYTECODE=1 PJRT_REF_PLUGIN=$build/lib/libpjrt_ref.so \
-    PJRT_XLA_CPU_PLUGIN=$xla LD_PRELOAD=$runtime \
-    ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    /usr/bin/python3 -m pytest -q -p no:cacheprovider \
-    --ignore=tests/python/modern --ignore=tests/python/jax \
-    --deselect $package::test_python_m_help_names_the_command \
-    --deselect $package::test_python_m_info_uses_the_bundled_plugin \
-    --deselect $package::test_python_m_passes_the_exit_status_through \
-    tests/python
+
+# suite PYTHON ARGS...: the suite under PYTHON, its pytest arguments after.
+suite() {
+    local python=$1
+    shift
+    echo "asan.sh: $python"
+    PYTHONPATH=$build/python PYTHONDONTWRITEBYTECODE=1 PJRT_REF_PLUGIN=$build/lib/libpjrt_ref.so \
+        PJRT_XLA_CPU_PLUGIN=$xla LD_PRELOAD=$runtime \
+        ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        "$python" -m pytest -q -p no:cacheprovider --ignore=tests/python/jax \
+        --deselect $package::test_python_m_help_names_the_command \
+        --deselect $package::test_python_m_info_uses_the_bundled_plugin \
+        --deselect $package::test_python_m_passes_the_exit_status_through \
+        "$@" tests/python
+}
+suite /usr/bin/python3 --ignore=tests/python/modern
+suite "$modern"
