@@ -127,10 +127,13 @@ int pjpy_int_arg(PyObject *obj, const char *what, int64_t min, int64_t max, PyOb
 int pjpy_int_pair(PyObject *obj, const char *what, const int64_t range[4], PyObject *error,
                   int64_t out[2]);
 
-/* The ranges of a DLDevice's (device_type, device_id) and of a DLPack
- * version's (major, minor), for pjpy_int_pair. */
+/* The range of a DLDevice's (device_type, device_id), for pjpy_int_pair. */
 extern const int64_t pjpy_dl_device_range[4];
-extern const int64_t pjpy_dl_version_range[4];
+
+/* A DLPack (major, minor) a caller reads up to (max_version): a tuple of two
+ * non-negative ints, each above 2**32 - 1 read as that (a consumer of a
+ * newer major gets our newest version); named as pjpy_int_pair does. */
+int pjpy_version_pair(PyObject *obj, const char *what, PyObject *error, int64_t out[2]);
 
 /* An address (a data pointer, a C handle): [0, 2**64 - 1] on a 64-bit
  * machine, OverflowError naming `what` otherwise. 0, or -1. */
