@@ -2,6 +2,8 @@
 #include "zs.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,6 +37,9 @@ static void zs_init_once(void) {
     zs_config.delay_ns = zs_env("ZE_SIM_DELAY_US", 200, 0, 10000000) * 1000u;
     zs_config.memory_size = zs_env("ZE_SIM_MEMORY_MB", 1024, 1, 1u << 20) << 20;
     zs_config.trace = zs_env("ZE_SIM_TRACE", 0, 0, 1) == 1;
+    const char *opencl = getenv("ZE_SIM_OPENCL");
+    if (opencl && strlen(opencl) < sizeof zs_config.opencl)
+        strcpy(zs_config.opencl, opencl);
     zs_driver.magic = ZS_MAGIC_DRIVER;
     for (uint32_t i = 0; i < zs_config.devices; i++) {
         zs_devices[i].magic = ZS_MAGIC_DEVICE;
@@ -51,6 +56,35 @@ bool zs_ready(void) {
 bool zs_device_ok(ze_device_handle_t device) {
     return device && device >= zs_devices && device < zs_devices + zs_config.devices &&
            device->magic == ZS_MAGIC_DEVICE;
+}
+
+void zs_trace(const char *fmt, ...) {
+    if (!zs_config.trace)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "ze_sim: %s\n", line);
+}
+
+bool zs_context_ok(ze_context_handle_t c) {
+    return c && c->magic == ZS_MAGIC_CONTEXT;
+}
+
+ze_result_t zs_string_out(const char *text, size_t *size, char *out) {
+    size_t n = strlen(text) + 1;
+    if (!out) {
+        *size = n;
+        return ZE_RESULT_SUCCESS;
+    }
+    size_t k = *size < n ? *size : n;
+    if (k) {
+        memcpy(out, text, k);
+        out[k - 1] = '\0';
+    }
+    return ZE_RESULT_SUCCESS;
 }
 
 static bool zs_driver_ok(ze_driver_handle_t driver) {
@@ -84,6 +118,24 @@ ze_result_t zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers) {
     return ZE_RESULT_SUCCESS;
 }
 
+/* zeInit and zeDriverGet in one (Level Zero 1.10): the GPU driver when the
+ * caller asks for GPU drivers, none otherwise. oneDNN's start-up looks it
+ * up by name and, when it is missing, reports that through a path that
+ * waits on its own start-up: the process hangs. */
+ze_result_t zeInitDrivers(uint32_t *pCount, ze_driver_handle_t *phDrivers,
+                          ze_init_driver_type_desc_t *desc) {
+    if (!pCount || !desc)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (desc->flags == 0)
+        return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    zeInit(0);
+    if (!(desc->flags & ZE_INIT_DRIVER_TYPE_FLAG_GPU)) {
+        *pCount = 0;
+        return ZE_RESULT_SUCCESS;
+    }
+    return zeDriverGet(pCount, phDrivers);
+}
+
 ze_result_t zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version) {
     if (!zs_driver_ok(hDriver))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -105,10 +157,13 @@ ze_result_t zeDriverGetProperties(ze_driver_handle_t hDriver,
     return ZE_RESULT_SUCCESS;
 }
 
-/* The extensions whose structures ze_sim fills. */
+/* The extensions whose structures ze_sim fills or whose functions it has
+ * (Intel's runtime sets every launch's global offset, and fails the
+ * launch when the driver lacks ZE_experimental_global_offset). */
 static const char *const zs_extensions[] = {
     "ZE_extension_device_ip_version",
     "ZE_extension_pci_properties",
+    "ZE_experimental_global_offset",
 };
 #define ZS_NUM_EXTENSIONS (sizeof zs_extensions / sizeof zs_extensions[0])
 
@@ -132,7 +187,7 @@ ze_result_t zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t 
     return ZE_RESULT_SUCCESS;
 }
 
-/* ze_sim has no extension functions: every name is unknown. */
+/* The functions of the extensions above; every other name is unknown. */
 ze_result_t zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, const char *name,
                                                 void **ppFunctionAddress) {
     if (!zs_driver_ok(hDriver))
@@ -140,7 +195,10 @@ ze_result_t zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, cons
     if (!name || !ppFunctionAddress)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     *ppFunctionAddress = NULL;
-    return ZE_RESULT_ERROR_INVALID_FUNCTION_NAME;
+    if (strcmp(name, "zeKernelSetGlobalOffsetExp") == 0)
+        *(ze_result_t(**)(ze_kernel_handle_t, uint32_t, uint32_t, uint32_t))ppFunctionAddress =
+            zeKernelSetGlobalOffsetExp;
+    return *ppFunctionAddress ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_FUNCTION_NAME;
 }
 
 ze_result_t zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount,
@@ -175,7 +233,7 @@ ze_result_t zeContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t 
 }
 
 ze_result_t zeContextDestroy(ze_context_handle_t hContext) {
-    if (!hContext || hContext->magic != ZS_MAGIC_CONTEXT)
+    if (!zs_context_ok(hContext))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     hContext->magic = 0;
     free(hContext);
