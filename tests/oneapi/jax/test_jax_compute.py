@@ -89,3 +89,13 @@ def test_matmul_through_onednn_aborts():
     assert proc.returncode != 0
     assert "native module" in proc.stderr and "ELF machine 205" in proc.stderr
     assert "could not create an engine" in proc.stderr
+
+
+def test_the_demos_example():
+    """examples/jax_oneapi.py, which make demo runs where the plugin is installed."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    examples = os.path.join(here, "..", "..", "..", "examples")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([examples, os.environ["PYTHONPATH"]]))
+    proc = subprocess.run([sys.executable, os.path.join(examples, "jax_oneapi.py")], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "jax_oneapi.py OK" in proc.stdout, proc.stdout + proc.stderr
