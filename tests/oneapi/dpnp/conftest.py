@@ -23,7 +23,7 @@ import pytest
 
 os.environ.setdefault("ZE_SIM_DELAY_US", "2000")
 
-import pjrt_dlpack  # noqa: E402 (after ze_sim's configuration)
+import oneapi_client  # noqa: E402 (tests/python; after ze_sim's configuration)
 
 # The pins of scripts/dpnp-env.txt that these tests are about.
 PINNED = {"dpctl": "0.22.1", "dpnp": "0.20.0", "jax": "0.10.2", "intel-sycl-rt": "2026.2.0"}
@@ -41,20 +41,11 @@ def dpnp_env_checked():
             pytest.fail(f"{name} {have} found, the dpnp environment pins {want}")
 
 
-def oneapi_plugin_path():
-    path = os.environ.get("PJRT_ONEAPI_PLUGIN")
-    if not path or not os.path.exists(path):
-        pytest.fail("PJRT_ONEAPI_PLUGIN is not set to Intel's oneAPI plugin (run scripts/setup.sh)")
-    return path
-
-
 @pytest.fixture(scope="session")
 def oneapi():
     """A client of Intel's plugin on ze_sim's one GPU, created before dpctl
     or dpnp touch a device."""
-    client = pjrt_dlpack.load_plugin(oneapi_plugin_path()).client()
-    assert client.platform == "oneapi"
-    return client
+    return oneapi_client.client()
 
 
 @pytest.fixture(scope="session")

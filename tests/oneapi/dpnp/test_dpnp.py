@@ -111,18 +111,29 @@ def test_a_buffer_goes_into_dpnp_tensor_and_dpnp(oneapi, dp):
     np.testing.assert_array_equal(dpnp.asnumpy(y), host - 1)
 
 
+def pending_rounds(client, consume):
+    """ROUNDS times, BACKLOG fresh buffers, the last handed to
+    consume(last, want); how many rounds had its copy still in flight then
+    (zero would mean the test tested nothing)."""
+    pending = 0
+    for r in range(ROUNDS):
+        want = np.full(4096, r, dtype=np.float32)
+        bufs = [client.buffer(want + k) for k in range(BACKLOG)]
+        last, want = bufs[-1], want + (BACKLOG - 1)
+        pending += not arrived(last.unsafe_buffer_pointer(), want)
+        consume(last, want)
+    return pending
+
+
 def test_fresh_buffers_are_ready_when_dpnp_takes_them(oneapi, dp):
     """dpnp asks with no stream; our export then waits for the buffer's
     ready event, so the view never sees a copy still in flight."""
     _, dpnp, _ = dp
-    pending = 0
-    for r in range(ROUNDS):
-        want = np.full(4096, r, dtype=np.float32)
-        bufs = [oneapi.buffer(want + k) for k in range(BACKLOG)]
-        last, want = bufs[-1], want + (BACKLOG - 1)
-        pending += not arrived(last.unsafe_buffer_pointer(), want)
+
+    def consume(last, want):
         np.testing.assert_array_equal(dpnp.asnumpy(dpnp.from_dlpack(last)), want)
-    assert pending > 0  # the export had something to wait for
+
+    assert pending_rounds(oneapi, consume) > 0
 
 
 def test_our_export_takes_a_sycl_queue_as_stream(oneapi, dp):
@@ -131,15 +142,12 @@ def test_our_export_takes_a_sycl_queue_as_stream(oneapi, dp):
     other object is refused, naming what to pass."""
     dpctl, _, _ = dp
     queue = dpctl.SyclQueue(dpctl.get_devices()[0])
-    pending = 0
-    for r in range(ROUNDS):
-        want = np.full(4096, r, dtype=np.float32)
-        bufs = [oneapi.buffer(want + k) for k in range(BACKLOG)]
-        last, want = bufs[-1], want + (BACKLOG - 1)
-        pending += not arrived(last.unsafe_buffer_pointer(), want)
+
+    def consume(last, want):
         last.__dlpack__(stream=queue, max_version=(1, 0))
         assert arrived(last.unsafe_buffer_pointer(), want)
-    assert pending > 0
+
+    assert pending_rounds(oneapi, consume) > 0
     buf = oneapi.buffer(np.zeros(3, dtype=np.float32))
     with pytest.raises(TypeError, match="dpctl.SyclQueue"):
         buf.__dlpack__(stream=object())
