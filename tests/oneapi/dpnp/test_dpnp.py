@@ -254,12 +254,19 @@ EXCHANGE = """
         assert tuple(map(int, y.__dlpack_device__())) == (KDL_ONEAPI, i)
         assert y.sycl_device.filter_string == gpu.filter_string
         np.testing.assert_array_equal(dpnp.asnumpy(y), host)
+        y.get_array().usm_data.copy_from_host((host + 1).view(np.uint8))
+        assert buf.to_bytes() == (host + 1).tobytes()  # a write through dpnp
+        buf.delete()
+        np.testing.assert_array_equal(dpnp.asnumpy(y), host + 1)  # outlives the buffer
         z = dpt.asarray(host * 2, device=gpu.filter_string)
         for b in (c.from_dlpack(z), pjrt_dlpack.from_dlpack(z)):
             assert b.device == d and b.unsafe_buffer_pointer() == ptr(z)
             assert b.to_bytes() == (host * 2).tobytes()
         w = dpnp.from_dlpack(c.from_dlpack(z))
         assert ptr(w) == ptr(z) and w.sycl_device.filter_string == gpu.filter_string
+        del z, w
+        gc.collect()
+        assert b.to_bytes() == (host * 2).tobytes()  # outlives the producer
     if ORDER == "dpctl first":
         assert c.from_dlpack(early).to_bytes() == np.arange(5, dtype=np.float32).tobytes()
     print("exchange ok", len(gpus))
