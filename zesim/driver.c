@@ -1,4 +1,4 @@
-/* ze_sim: initialization, the driver and the loader's own functions. */
+/* ze_sim: initialization, the driver and contexts. */
 #include "zs.h"
 
 #include <errno.h>
@@ -13,11 +13,6 @@ struct ze_sim_device zs_devices[ZS_MAX_DEVICES];
 static struct ze_sim_driver zs_driver;
 static pthread_once_t zs_once = PTHREAD_ONCE_INIT;
 static bool zs_initialized;
-
-/* The version this loader reports for itself and for the API. */
-#define ZS_API_VERSION ZE_MAKE_VERSION(1, 6)
-#define ZS_LOADER_MAJOR 1
-#define ZS_LOADER_MINOR 17
 
 /* An unsigned environment variable in [lo, hi], or dflt when unset or bad. */
 static uint64_t zs_env(const char *name, uint64_t dflt, uint64_t lo, uint64_t hi) {
@@ -118,17 +113,18 @@ ze_result_t zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers) {
     return ZE_RESULT_SUCCESS;
 }
 
-/* zeInit and zeDriverGet in one (Level Zero 1.10): the GPU driver when the
- * caller asks for GPU drivers, none otherwise. oneDNN's start-up looks it
- * up by name and, when it is missing, reports that through a path that
- * waits on its own start-up: the process hangs. */
+/* zeInit and zeDriverGet in one call (API 1.10), for the driver types
+ * asked: ze_sim's one driver is a GPU driver. The 2026 adapters call it;
+ * oneDNN, inside Intel's plugin, looks it up by name, and while it was
+ * missing reported that through a path that waits on its own start-up:
+ * the process hung. */
 ze_result_t zeInitDrivers(uint32_t *pCount, ze_driver_handle_t *phDrivers,
                           ze_init_driver_type_desc_t *desc) {
     if (!pCount || !desc)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (desc->flags == 0)
         return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    zeInit(0);
+    pthread_once(&zs_once, zs_init_once);
     if (!(desc->flags & ZE_INIT_DRIVER_TYPE_FLAG_GPU)) {
         *pCount = 0;
         return ZE_RESULT_SUCCESS;
@@ -237,32 +233,5 @@ ze_result_t zeContextDestroy(ze_context_handle_t hContext) {
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     hContext->magic = 0;
     free(hContext);
-    return ZE_RESULT_SUCCESS;
-}
-
-/* The loader's versions: one component, the loader itself. */
-ze_result_t zelLoaderGetVersions(size_t *num_elems, zel_component_version_t *versions) {
-    if (!num_elems)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (versions) {
-        if (*num_elems < 1)
-            return ZE_RESULT_ERROR_INVALID_SIZE;
-        memset(&versions[0], 0, sizeof versions[0]);
-        strcpy(versions[0].component_name, "loader");
-        versions[0].spec_version = ZS_API_VERSION;
-        versions[0].component_lib_version.major = ZS_LOADER_MAJOR;
-        versions[0].component_lib_version.minor = ZS_LOADER_MINOR;
-    }
-    *num_elems = 1;
-    return ZE_RESULT_SUCCESS;
-}
-
-/* One driver and no layers: a handle is its own driver's handle. */
-ze_result_t zelLoaderTranslateHandle(zel_handle_type_t handleType, void *handleIn,
-                                     void **handleOut) {
-    (void)handleType;
-    if (!handleIn || !handleOut)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    *handleOut = handleIn;
     return ZE_RESULT_SUCCESS;
 }

@@ -9,6 +9,7 @@
 #ifndef ZE_SIM_ZE_ABI_H
 #define ZE_SIM_ZE_ABI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -78,6 +79,7 @@ typedef enum {
     ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES = 0x10013,
     ZE_STRUCTURE_TYPE_MODULE_PROGRAM_EXP_DESC = 0x20002,
     ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 = 0x20006,
+    ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC = 0x20021,
 } ze_structure_type_t;
 
 /* Every extensible structure starts so; ze_sim walks pNext chains by it. */
@@ -88,13 +90,6 @@ typedef struct {
 
 typedef uint32_t ze_api_version_t;
 typedef ze_flags_t ze_init_flags_t;
-
-enum { ZE_INIT_DRIVER_TYPE_FLAG_GPU = 1u << 0 };
-typedef struct {
-    ze_structure_type_t stype;
-    const void *pNext;
-    ze_flags_t flags;
-} ze_init_driver_type_desc_t;
 
 typedef enum { ZE_DEVICE_TYPE_GPU = 1 } ze_device_type_t;
 typedef enum {
@@ -425,6 +420,14 @@ typedef struct {
     char data[ZE_MAX_IPC_HANDLE_SIZE];
 } ze_ipc_mem_handle_t;
 
+/* zeInitDrivers: the driver types to initialize and return. */
+enum { ZE_INIT_DRIVER_TYPE_FLAG_GPU = 1, ZE_INIT_DRIVER_TYPE_FLAG_NPU = 2 };
+typedef struct {
+    ze_structure_type_t stype;
+    const void *pNext;
+    ze_flags_t flags;
+} ze_init_driver_type_desc_t;
+
 typedef struct {
     int major, minor, patch;
 } zel_version_t;
@@ -451,8 +454,9 @@ typedef ze_flags_t ze_kernel_indirect_access_flags_t;
 typedef ze_flags_t ze_ipc_memory_flags_t;
 
 /* Every function ze_sim exports: the ze*, zes* and zel* functions that
- * Intel's oneAPI PJRT plugin and its Unified Runtime adapter import, and
- * those they look up at run time (zeInitDrivers: oneDNN's start-up). */
+ * Intel's oneAPI PJRT plugin and its 2025.1 Unified Runtime adapter import,
+ * and zeInitDrivers, which the 2026 adapters call and oneDNN (in the
+ * plugin) looks up by name. */
 ZE_SIM_EXPORT ze_result_t zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList,
                                                      ze_event_handle_t hSignalEvent,
                                                      uint32_t numWaitEvents,
@@ -735,5 +739,19 @@ ZE_SIM_EXPORT ze_result_t zesDeviceEnumMemoryModules(zes_device_handle_t hDevice
 ZE_SIM_EXPORT ze_result_t zesMemoryGetProperties(zes_mem_handle_t hMemory,
                                                  zes_mem_properties_t *pProperties);
 ZE_SIM_EXPORT ze_result_t zesMemoryGetState(zes_mem_handle_t hMemory, zes_mem_state_t *pState);
+
+/* The dynamic loader's own interface, which the loader's static front-end
+ * looks up by name (loader.c); the DDI table getters are made there from
+ * ddi.def. */
+ZE_SIM_EXPORT ze_result_t zeLoaderInit(void);
+ZE_SIM_EXPORT void *zeLoaderGetTracingHandle(void);
+ZE_SIM_EXPORT ze_result_t zelLoaderGetVersionsInternal(size_t *num_elems,
+                                                       zel_component_version_t *versions);
+ZE_SIM_EXPORT ze_result_t zelLoaderGetVersion(zel_component_version_t *version);
+ZE_SIM_EXPORT ze_result_t zelLoaderTranslateHandleInternal(zel_handle_type_t handleType,
+                                                           void *handleIn, void **handleOut);
+ZE_SIM_EXPORT ze_result_t zelEnableTracingLayer(void);
+ZE_SIM_EXPORT ze_result_t zelDisableTracingLayer(void);
+ZE_SIM_EXPORT ze_result_t zelGetTracingLayerState(bool *enabled);
 
 #endif

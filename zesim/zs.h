@@ -12,6 +12,11 @@
 #include <stdbool.h>
 
 #define ZS_MAX_DEVICES 8
+/* The API version ze_sim implements, and the loader version it reports
+ * (zelLoaderGetVersions): the DDI tables are filled up to that API. */
+#define ZS_API_VERSION ZE_MAKE_VERSION(1, 6)
+#define ZS_LOADER_MAJOR 1
+#define ZS_LOADER_MINOR 17
 #define ZS_PAGE 4096
 #define ZS_FILL_PATTERN_MAX 128
 /* The simulated GPU's one sub-group size: reported by device.c, and every
