@@ -2,10 +2,8 @@
 # The main job: the pjrt-dlpack checks on the bundled reference plugin, both
 # platforms, then the NumPy -> plugin -> PyTorch exchange demo in Python,
 # then the checks on XLA's own CPU plugin and a StableHLO program run on it,
-# fed and drained through DLPack, from C and from Python; then JAX driving
-# the reference plugin's xpu, its arrays out through pjrt_dlpack.jax; last,
-# where the tests' set-up installed Intel's plugin, JAX computing on it over
-# ze_sim, its result out through pjrt_dlpack.jax. (XLA's
+# fed and drained through DLPack, from C and from Python; last, JAX driving
+# the reference plugin's xpu, its arrays out through pjrt_dlpack.jax. (XLA's
 # plugin logs to stderr; the check's own output is on stdout.) The Python
 # parts run in the modern environment of scripts/python-env.sh (NumPy 2,
 # PyTorch 2, JAX), which JAX needs anyway: the demo needs no Debian NumPy or
@@ -47,22 +45,3 @@ echo
 echo "== JAX: a NumPy array on the xpu platform in JAX, out as kDLOneAPI, back as a view"
 PYTHONPATH="$build/python" "$python" examples/jax_xpu.py "$plugin" 2>&1 |
     grep -v -e '^I0000' -e '^W0000' -e 'absl::InitializeLog'
-
-# JAX on Intel's oneAPI plugin, computing on ze_sim, the simulated Level Zero
-# GPU (its kernels run on the host's CPU): when the set-up installed the
-# plugin and its runtime (`make setup SETUP_FOR=test`: 845 MB of wheels), as
-# the tests need; the demo's own set-up does not.
-oneapi_plugin=$(bash scripts/plugins.sh path oneapi)
-oneapi_runtime=$(bash scripts/plugins.sh runtime oneapi)
-echo
-if [[ -f "$oneapi_plugin" && -f "$oneapi_runtime/libintelocl.so" ]]; then
-    echo "== JAX on Intel's oneAPI plugin over ze_sim: a jitted function computed on the simulated GPU, out as kDLOneAPI without a copy"
-    (
-        eval "$(bash scripts/plugins.sh env oneapi "$build")"
-        PJRT_NAMES_AND_LIBRARY_PATHS="oneapi:$oneapi_plugin" JAX_PLATFORMS=oneapi \
-            PYTHONPATH="$build/python" "$python" examples/jax_oneapi.py 2>&1 |
-            grep -v -e '^I0000' -e '^W0000' -e 'absl::InitializeLog' -e "^Platform 'oneapi' is experimental"
-    )
-else
-    echo "== JAX on Intel's oneAPI plugin over ze_sim: not installed here (make setup SETUP_FOR=test installs it)"
-fi

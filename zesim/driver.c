@@ -153,13 +153,16 @@ ze_result_t zeDriverGetProperties(ze_driver_handle_t hDriver,
     return ZE_RESULT_SUCCESS;
 }
 
-/* The extensions whose structures ze_sim fills or whose functions it has
- * (Intel's runtime sets every launch's global offset, and fails the
- * launch when the driver lacks ZE_experimental_global_offset). */
+/* The extensions whose structures ze_sim takes or fills or whose functions
+ * it has (Intel's runtime sets every launch's global offset, and fails the
+ * launch when the driver lacks ZE_experimental_global_offset; the 2026
+ * runtime links a kernel with SYCL's device libraries only through
+ * ZE_experimental_module_program). */
 static const char *const zs_extensions[] = {
     "ZE_extension_device_ip_version",
     "ZE_extension_pci_properties",
     "ZE_experimental_global_offset",
+    "ZE_experimental_module_program",
 };
 #define ZS_NUM_EXTENSIONS (sizeof zs_extensions / sizeof zs_extensions[0])
 

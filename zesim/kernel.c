@@ -52,6 +52,7 @@ static void zs_kernel_free(const struct zs_cl *cl, struct ze_sim_kernel *k) {
         cl->ReleaseKernel(k->kernel);
     free(k->spirv.name);
     free(k->spirv.args);
+    free(k->spirv.sizes);
     k->magic = 0;
     free(k);
 }
@@ -99,9 +100,13 @@ static ze_result_t zs_arg_result(cl_int err) {
 }
 
 /* A value argument without a value is zero (Intel's runtime passes NULL
- * for an 8-byte zero). */
+ * for an 8-byte zero). A scalar given in more bytes than it has is its
+ * first bytes, as Intel's GPU driver takes it (oneMKL sets 32-bit
+ * arguments of its SPIR-V kernels from 64-bit values). */
 static ze_result_t zs_set_value(const struct zs_cl *cl, cl_kernel kernel, uint32_t index,
-                                size_t size, const void *value) {
+                                size_t size, uint32_t scalar, const void *value) {
+    if (scalar && size > scalar)
+        size = scalar;
     if (value || size == 0)
         return zs_arg_result(cl->SetKernelArg(kernel, index, size, value));
     void *zeros = calloc(1, size);
@@ -135,7 +140,8 @@ static ze_result_t zs_set_argument(ze_kernel_handle_t hKernel, uint32_t argIndex
     case ZS_ARG_VALUE:
         break;
     }
-    return zs_set_value(cl, hKernel->kernel, argIndex, argSize, pArgValue);
+    return zs_set_value(cl, hKernel->kernel, argIndex, argSize, hKernel->spirv.sizes[argIndex],
+                        pArgValue);
 }
 
 ze_result_t zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize,

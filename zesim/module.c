@@ -106,59 +106,127 @@ static ze_result_t zs_set_constants(const struct zs_cl *cl, cl_program program,
     return ZE_RESULT_SUCCESS;
 }
 
-/* The one SPIR-V input of a module description: its own, or the one
- * module of a ze_module_program_exp_desc_t (several would need linking,
- * which OpenCL cannot do to built programs: refused). */
-static const char *zs_module_input(const ze_module_desc_t *desc, struct zs_module_input *in) {
-    *in = (struct zs_module_input){desc->pInputModule, desc->inputSize, desc->pBuildFlags,
-                                   desc->pConstants};
+/* The SPIR-V inputs of a module description: its own, or those of a
+ * ze_module_program_exp_desc_t (built into one program by linking), in a
+ * new array of *n (free it); NULL, or a sentence saying what is wrong. */
+static const char *zs_module_inputs(const ze_module_desc_t *desc, struct zs_module_input **out,
+                                    uint32_t *n) {
+    const ze_module_program_exp_desc_t *prog = NULL;
     for (const ze_base_properties_t *p = desc->pNext; p; p = p->pNext) {
-        if (p->stype != ZE_STRUCTURE_TYPE_MODULE_PROGRAM_EXP_DESC)
+        if (p->stype == ZE_STRUCTURE_TYPE_MODULE_PROGRAM_EXP_DESC)
+            prog = (const void *)p;
+    }
+    if (prog && (!prog->count || !prog->inputSizes || !prog->pInputModules))
+        return "the module program description has no input";
+    *n = prog ? prog->count : 1;
+    if (!(*out = calloc(*n, sizeof **out)))
+        return "out of memory";
+    for (uint32_t i = 0; i < *n; i++) {
+        struct zs_module_input *in = &(*out)[i];
+        if (!prog) {
+            *in = (struct zs_module_input){desc->pInputModule, desc->inputSize, desc->pBuildFlags,
+                                           desc->pConstants};
             continue;
-        const ze_module_program_exp_desc_t *prog = (const void *)p;
-        if (prog->count != 1)
-            return "ze_sim builds one SPIR-V module at a time; linking several is not supported";
-        if (!prog->inputSizes || !prog->pInputModules)
-            return "the module program description has no input";
-        in->code = prog->pInputModules[0];
-        in->size = prog->inputSizes[0];
-        in->flags = prog->pBuildFlags ? prog->pBuildFlags[0] : NULL;
-        in->constants = prog->pConstants ? prog->pConstants[0] : NULL;
+        }
+        *in = (struct zs_module_input){prog->pInputModules[i], prog->inputSizes[i],
+                                       prog->pBuildFlags ? prog->pBuildFlags[i] : NULL,
+                                       prog->pConstants ? prog->pConstants[i] : NULL};
     }
     return NULL;
 }
 
-/* Builds in->code into a program of the OpenCL device, or says why not. */
-static ze_result_t zs_build(const struct zs_cl *cl, const struct zs_module_input *in,
-                            struct ze_sim_module *m, char **log) {
+/* A failed step's result, its log a sentence of ze_sim's. */
+static ze_result_t zs_failed(char **log, const char *why) {
+    *log = strdup(why);
+    return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+}
+
+/* One input read (into *spirv), adapted for the CPU (spirv.c) and made an
+ * OpenCL program with its specialization constants: not built yet. */
+static ze_result_t zs_program_of(const struct zs_cl *cl, const struct zs_module_input *in,
+                                 struct zs_spirv *spirv, cl_program *out, char **log) {
     char why[256];
-    if (zs_spirv_read(in->code, in->size, &m->spirv, why, sizeof why)) {
-        *log = strdup(why);
-        return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
-    }
+    if (!in->code || !in->size)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (zs_spirv_read(in->code, in->size, spirv, why, sizeof why))
+        return zs_failed(log, why);
     void *fixed = NULL;
     size_t fixed_size = 0;
-    if (zs_spirv_for_cpu(in->code, in->size, &m->spirv, ZS_SUBGROUP_SIZE, &fixed, &fixed_size))
+    if (zs_spirv_for_cpu(in->code, in->size, spirv, ZS_SUBGROUP_SIZE, &fixed, &fixed_size))
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     cl_int err = 0;
-    m->program = cl->CreateProgramWithIL(cl->context, fixed ? fixed : in->code,
-                                         fixed ? fixed_size : in->size, &err);
+    *out = cl->CreateProgramWithIL(cl->context, fixed ? fixed : in->code,
+                                   fixed ? fixed_size : in->size, &err);
     free(fixed);
-    if (!m->program) {
+    if (!*out) {
         snprintf(why, sizeof why, "OpenCL refused the SPIR-V module (error %d)", err);
-        *log = strdup(why);
-        return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+        return zs_failed(log, why);
     }
-    ze_result_t rc = zs_set_constants(cl, m->program, &m->spirv, in->constants);
+    return zs_set_constants(cl, *out, spirv, in->constants);
+}
+
+/* Builds one input into the module's program, or says why not. */
+static ze_result_t zs_build_one(const struct zs_cl *cl, const struct zs_module_input *in,
+                                struct ze_sim_module *m, char **log) {
+    ze_result_t rc = zs_program_of(cl, in, &m->spirv, &m->program, log);
     if (rc != ZE_RESULT_SUCCESS)
         return rc;
     char *options = zs_build_options(in->flags);
     if (!options)
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    err = cl->BuildProgram(m->program, 1, &cl->device, options, NULL, NULL);
+    cl_int err = cl->BuildProgram(m->program, 1, &cl->device, options, NULL, NULL);
     free(options);
     *log = zs_program_log(cl, m->program);
     return err ? ZE_RESULT_ERROR_MODULE_BUILD_FAILURE : ZE_RESULT_SUCCESS;
+}
+
+/* Compiles input i into parts[i], its kernels joining the module's. */
+static ze_result_t zs_compile_part(const struct zs_cl *cl, const struct zs_module_input *in,
+                                   struct ze_sim_module *m, cl_program *part, char **log) {
+    struct zs_spirv spirv;
+    ze_result_t rc = zs_program_of(cl, in, &spirv, part, log);
+    char *options = rc == ZE_RESULT_SUCCESS ? zs_build_options(in->flags) : NULL;
+    if (rc == ZE_RESULT_SUCCESS && !options)
+        rc = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    if (rc == ZE_RESULT_SUCCESS &&
+        cl->CompileProgram(*part, 1, &cl->device, options, 0, NULL, NULL, NULL, NULL)) {
+        *log = zs_program_log(cl, *part);
+        rc = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+    }
+    free(options);
+    if (rc == ZE_RESULT_SUCCESS && zs_spirv_merge(&m->spirv, &spirv))
+        rc = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    zs_spirv_free(&spirv);
+    return rc;
+}
+
+/* Several inputs (ZE_experimental_module_program): each compiled, then all
+ * linked into one program, which resolves what one imports from another. */
+static ze_result_t zs_build_linked(const struct zs_cl *cl, const struct zs_module_input *in,
+                                   uint32_t n, struct ze_sim_module *m, char **log) {
+    cl_program *parts = calloc(n, sizeof *parts);
+    if (!parts)
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    ze_result_t rc = ZE_RESULT_SUCCESS;
+    for (uint32_t i = 0; i < n && rc == ZE_RESULT_SUCCESS; i++)
+        rc = zs_compile_part(cl, &in[i], m, &parts[i], log);
+    if (rc == ZE_RESULT_SUCCESS) {
+        cl_int err = 0;
+        m->program = cl->LinkProgram(cl->context, 1, &cl->device, "", n, parts, NULL, NULL, &err);
+        if (m->program)
+            *log = zs_program_log(cl, m->program);
+        else
+            rc = zs_failed(log, "OpenCL could not link the modules");
+        if (err && rc == ZE_RESULT_SUCCESS)
+            rc = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+        m->spirv.imports = false; /* resolved by linking */
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (parts[i])
+            cl->ReleaseProgram(parts[i]);
+    }
+    free(parts);
+    return rc;
 }
 
 static void zs_module_free(const struct zs_cl *cl, struct ze_sim_module *m) {
@@ -179,6 +247,34 @@ static ze_result_t zs_module_names(struct ze_sim_module *m) {
     return ZE_RESULT_SUCCESS;
 }
 
+/* A native binary is refused; the trace says whose code it is (an ELF
+ * file's e_machine, bytes 18-19). */
+static ze_result_t zs_native_refused(const ze_module_desc_t *desc,
+                                     ze_module_build_log_handle_t *log) {
+    uint16_t machine = 0;
+    if (desc->pInputModule && desc->inputSize >= 20 && !memcmp(desc->pInputModule, "\177ELF", 4))
+        memcpy(&machine, desc->pInputModule + 18, 2);
+    zs_trace("native module of %zu bytes, ELF machine %u", desc->inputSize, machine);
+    return zs_build_failed(log,
+                           "ze_sim builds SPIR-V modules only: a native binary is a GPU's "
+                           "machine code, which the simulated GPU (the host's CPU) cannot run");
+}
+
+/* Builds the inputs into m: its result, and the log in *log. */
+static ze_result_t zs_module_build(const struct zs_cl *cl, const struct zs_module_input *in,
+                                   uint32_t n, struct ze_sim_module *m, char **log) {
+    uint64_t start = zs_now_ns();
+    ze_result_t rc = n == 1 ? zs_build_one(cl, in, m, log) : zs_build_linked(cl, in, n, m, log);
+    if (rc == ZE_RESULT_SUCCESS)
+        rc = zs_module_names(m);
+    zs_trace("module %p: %u SPIR-V input(s), the first %zu bytes, %u kernels, flags '%s': 0x%x in "
+             "%.1f ms%s%s",
+             (void *)m, n, in[0].size, m->spirv.num_kernels, in[0].flags ? in[0].flags : "",
+             (unsigned)rc, (double)(zs_now_ns() - start) / 1e6, *log && **log ? ", log: " : "",
+             *log ? *log : "");
+    return rc;
+}
+
 ze_result_t zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice,
                            const ze_module_desc_t *desc, ze_module_handle_t *phModule,
                            ze_module_build_log_handle_t *phBuildLog) {
@@ -188,42 +284,26 @@ ze_result_t zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDev
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     *phModule = NULL;
     const struct zs_cl *cl = zs_opencl();
-    char why[1800];
     if (!cl) {
+        char why[1800];
         snprintf(why, sizeof why, "ze_sim: the simulated GPU runs no kernels: %s", zs_opencl_why());
         return zs_build_failed(phBuildLog, why);
     }
-    if (desc->format != ZE_MODULE_FORMAT_IL_SPIRV) {
-        /* An ELF file's machine (e_machine, bytes 18-19) says whose code it is. */
-        uint16_t machine = 0;
-        if (desc->pInputModule && desc->inputSize >= 20 &&
-            !memcmp(desc->pInputModule, "\177ELF", 4))
-            memcpy(&machine, desc->pInputModule + 18, 2);
-        zs_trace("native module of %zu bytes, ELF machine %u", desc->inputSize, machine);
-        return zs_build_failed(phBuildLog, "ze_sim builds SPIR-V modules only: a native binary is "
-                                           "a GPU's machine code, which the simulated GPU (the "
-                                           "host's CPU) cannot run");
+    if (desc->format != ZE_MODULE_FORMAT_IL_SPIRV)
+        return zs_native_refused(desc, phBuildLog);
+    struct zs_module_input *in = NULL;
+    uint32_t n = 0;
+    const char *bad = zs_module_inputs(desc, &in, &n);
+    struct ze_sim_module *m = bad ? NULL : calloc(1, sizeof *m);
+    if (!m) {
+        free(in);
+        return bad ? zs_build_failed(phBuildLog, bad) : ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
-    struct zs_module_input in;
-    const char *bad = zs_module_input(desc, &in);
-    if (bad)
-        return zs_build_failed(phBuildLog, bad);
-    if (!in.code || !in.size)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    struct ze_sim_module *m = calloc(1, sizeof *m);
-    if (!m)
-        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     m->magic = ZS_MAGIC_MODULE;
     m->device = hDevice;
     char *log = NULL;
-    uint64_t start = zs_now_ns();
-    ze_result_t rc = zs_build(cl, &in, m, &log);
-    if (rc == ZE_RESULT_SUCCESS)
-        rc = zs_module_names(m);
-    zs_trace("module %p: %zu bytes of SPIR-V %u.%u, %u kernels, flags '%s': 0x%x in %.1f ms%s%s",
-             (void *)m, in.size, (m->spirv.version >> 16) & 0xff, (m->spirv.version >> 8) & 0xff,
-             m->spirv.num_kernels, in.flags ? in.flags : "", (unsigned)rc,
-             (double)(zs_now_ns() - start) / 1e6, log && *log ? ", log: " : "", log ? log : "");
+    ze_result_t rc = zs_module_build(cl, in, n, m, &log);
+    free(in);
     ze_result_t logged = zs_build_log_give(phBuildLog, log);
     free(log);
     if (rc == ZE_RESULT_SUCCESS)

@@ -32,6 +32,8 @@ static char zs_cl_why[1600]; /* a path of up to 1023 bytes and a sentence */
     X(CreateProgramWithIL)                                                                         \
     X(SetProgramSpecializationConstant)                                                            \
     X(BuildProgram)                                                                                \
+    X(CompileProgram)                                                                              \
+    X(LinkProgram)                                                                                 \
     X(GetProgramInfo)                                                                              \
     X(GetProgramBuildInfo)                                                                         \
     X(ReleaseProgram)                                                                              \

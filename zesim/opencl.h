@@ -65,6 +65,10 @@ struct zs_cl {
     cl_program (*CreateProgramWithIL)(cl_context, const void *, size_t, cl_int *);
     cl_int (*SetProgramSpecializationConstant)(cl_program, cl_uint, size_t, const void *);
     cl_int (*BuildProgram)(cl_program, cl_uint, const cl_device_id *, const char *, void *, void *);
+    cl_int (*CompileProgram)(cl_program, cl_uint, const cl_device_id *, const char *, cl_uint,
+                             const cl_program *, const char **, void *, void *);
+    cl_program (*LinkProgram)(cl_context, cl_uint, const cl_device_id *, const char *, cl_uint,
+                              const cl_program *, void *, void *, cl_int *);
     cl_int (*GetProgramInfo)(cl_program, cl_uint, size_t, void *, size_t *);
     cl_int (*GetProgramBuildInfo)(cl_program, cl_device_id, cl_uint, size_t, void *, size_t *);
     cl_int (*ReleaseProgram)(cl_program);

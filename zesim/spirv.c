@@ -194,9 +194,13 @@ static int zs_parameter(struct zs_reader *r, uint32_t type) {
         if (k->function != r->function)
             continue;
         enum zs_arg_kind *grown = realloc(k->args, (k->num_args + 1) * sizeof *grown);
-        if (!grown)
+        if (grown)
+            k->args = grown;
+        uint32_t *sizes = grown ? realloc(k->sizes, (k->num_args + 1) * sizeof *sizes) : NULL;
+        if (!sizes)
             return zs_fail(r, "out of memory");
-        k->args = grown;
+        k->sizes = sizes;
+        k->sizes[k->num_args] = fact & ZS_FACT_POINTER ? 0 : fact & ZS_FACT_VALUE;
         k->args[k->num_args++] = kind;
     }
     return 0;
@@ -328,6 +332,7 @@ void zs_spirv_free(struct zs_spirv *s) {
     for (uint32_t i = 0; i < s->num_kernels; i++) {
         free(s->kernels[i].name);
         free(s->kernels[i].args);
+        free(s->kernels[i].sizes);
     }
     free(s->kernels);
     free(s->specs);
@@ -431,18 +436,39 @@ int zs_spirv_for_cpu(const void *code, size_t size, const struct zs_spirv *s, ui
     return 0;
 }
 
+int zs_spirv_merge(struct zs_spirv *into, struct zs_spirv *from) {
+    if (!from->num_kernels)
+        return 0;
+    struct zs_spirv_kernel *grown =
+        realloc(into->kernels, (into->num_kernels + from->num_kernels) * sizeof *grown);
+    if (!grown)
+        return -1;
+    memcpy(grown + into->num_kernels, from->kernels, from->num_kernels * sizeof *grown);
+    into->kernels = grown;
+    into->num_kernels += from->num_kernels;
+    free(from->kernels);
+    from->kernels = NULL;
+    from->num_kernels = 0;
+    return 0;
+}
+
 int zs_spirv_kernel_copy(struct zs_spirv_kernel *dst, const struct zs_spirv_kernel *src) {
     *dst = *src;
+    size_t n = src->num_args ? src->num_args : 1;
     dst->name = strdup(src->name);
-    dst->args = malloc((src->num_args ? src->num_args : 1) * sizeof *dst->args);
-    if (!dst->name || !dst->args) {
+    dst->args = malloc(n * sizeof *dst->args);
+    dst->sizes = malloc(n * sizeof *dst->sizes);
+    if (!dst->name || !dst->args || !dst->sizes) {
         free(dst->name);
         free(dst->args);
+        free(dst->sizes);
         memset(dst, 0, sizeof *dst);
         return -1;
     }
-    if (src->num_args)
+    if (src->num_args) {
         memcpy(dst->args, src->args, src->num_args * sizeof *dst->args);
+        memcpy(dst->sizes, src->sizes, src->num_args * sizeof *dst->sizes);
+    }
     return 0;
 }
 

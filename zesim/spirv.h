@@ -24,6 +24,7 @@ struct zs_spirv_kernel {
     uint32_t function; /* the entry point's function id */
     uint32_t num_args;
     enum zs_arg_kind *args;
+    uint32_t *sizes;        /* a scalar value argument's bytes, else 0 */
     uint32_t subgroup_size; /* its SubgroupSize execution mode, or 0 */
 };
 
@@ -58,6 +59,9 @@ const struct zs_spirv_kernel *zs_spirv_kernel(const struct zs_spirv *s, const ch
  * NULL in *out when nothing changes; -1 when out of memory. */
 int zs_spirv_for_cpu(const void *code, size_t size, const struct zs_spirv *s, uint32_t subgroup,
                      void **out, size_t *out_size);
+/* Moves from's kernels to the end of into's (from is left without them):
+ * 0, or -1 when out of memory (nothing moved). */
+int zs_spirv_merge(struct zs_spirv *into, struct zs_spirv *from);
 /* A deep copy of a kernel's facts: 0, or -1 when out of memory. */
 int zs_spirv_kernel_copy(struct zs_spirv_kernel *dst, const struct zs_spirv_kernel *src);
 /* The size of specialization constant id, or 0 if the module has none. */

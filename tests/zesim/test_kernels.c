@@ -103,7 +103,7 @@ enum {
  * out[i] = in[i] + c + z through tmp, i the global id; shuffle_down(out)
  * writes out[l] = the local id of lane l + 8 (OpGroupNonUniformShuffleDown
  * by 8 in the sub-group), l the local id. */
-static void zt_module(zt_spirv *s) {
+static void zt_module(zt_spirv *s, const char *add, const char *shuffle) {
     s->n = 0;
     const uint32_t header[5] = {0x07230203u, 0x00010400u, 0, ID_BOUND, 0};
     memcpy(s->w, header, sizeof header);
@@ -115,8 +115,8 @@ static void zt_module(zt_spirv *s) {
     zt_op(s, 17, 1, 66u);    /* GroupNonUniformShuffleRelative */
     zt_op(s, 14, 2, 2u, 2u); /* OpMemoryModel Physical64 OpenCL */
     const uint32_t both[2] = {ID_GID, ID_LID};
-    zt_op_str(s, 15, 6u, ID_ADD, "add", 2, both); /* OpEntryPoint Kernel */
-    zt_op_str(s, 15, 6u, ID_SHF, "shuffle_down", 1, &both[1]);
+    zt_op_str(s, 15, 6u, ID_ADD, add, 2, both); /* OpEntryPoint Kernel */
+    zt_op_str(s, 15, 6u, ID_SHF, shuffle, 1, &both[1]);
     zt_op(s, 71, 3, ID_GID, 11u, 28u); /* OpDecorate BuiltIn GlobalInvocationId */
     zt_op(s, 71, 3, ID_LID, 11u, 27u); /* BuiltIn LocalInvocationId */
     zt_op(s, 19, 1, ID_VOID);
@@ -175,13 +175,16 @@ static void zt_kernel_shuffle(zt_spirv *s) {
     zt_op(s, 56, 0);
 }
 
+static void zt_assemble(zt_spirv *s, const char *add, const char *shuffle) {
+    zt_module(s, add, shuffle);
+    zt_kernel_add(s);
+    zt_kernel_shuffle(s);
+}
+
 static const zt_spirv *zt_code(void) {
     static zt_spirv s;
-    if (!s.n) {
-        zt_module(&s);
-        zt_kernel_add(&s);
-        zt_kernel_shuffle(&s);
-    }
+    if (!s.n)
+        zt_assemble(&s, "add", "shuffle_down");
     return &s;
 }
 
@@ -425,6 +428,56 @@ static void zt_refused(zt_fixture *f, const void *code, size_t size, uint32_t fo
         fail_msg("the build log does not say '%s': %s", why, log);
 }
 
+/* Two modules built as one program (ZE_experimental_module_program, as
+ * SYCL links a kernel with its device libraries): each compiled, then
+ * linked; the program has both modules' kernels. A scalar argument given
+ * in more bytes than it has is its first bytes (oneMKL sets 32-bit
+ * arguments from 64-bit values, which Intel's GPU driver takes). */
+static void linked_modules_and_wide_scalars(void **state) {
+    zt_fixture *f = *state;
+    static zt_spirv other;
+    zt_assemble(&other, "add_too", "shuffle_too");
+    const zt_spirv *s = zt_code();
+    const size_t sizes[2] = {s->n * 4, other.n * 4};
+    const uint8_t *codes[2] = {(const uint8_t *)s->w, (const uint8_t *)other.w};
+    const char *flags[2] = {"-ze-opt-level=2", NULL};
+    ze_module_program_exp_desc_t prog = {.stype = ZE_STRUCTURE_TYPE_MODULE_PROGRAM_EXP_DESC,
+                                         .count = 2,
+                                         .inputSizes = sizes,
+                                         .pInputModules = codes,
+                                         .pBuildFlags = flags};
+    ze_module_desc_t md = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC,
+                           .pNext = &prog,
+                           .format = ZE_MODULE_FORMAT_IL_SPIRV};
+    ze_module_handle_t m = NULL;
+    ZE_OK(zeModuleCreate(f->ctx, f->dev, &md, &m, NULL));
+    uint32_t n = 0;
+    ZE_OK(zeModuleGetKernelNames(m, &n, NULL));
+    assert_int_equal(n, 4);
+    ze_kernel_handle_t k = zt_kernel(m, "add_too");
+    ZE_OK(zeKernelSetArgumentValue(k, 0, sizeof f->out, &f->out));
+    ZE_OK(zeKernelSetArgumentValue(k, 1, sizeof f->in, &f->in));
+    union {
+        float c;
+        uint64_t wide;
+    } c = {.wide = 0};
+    c.c = 0.25f;
+    ZE_OK(zeKernelSetArgumentValue(k, 2, sizeof c.wide, &c.wide)); /* a float in 8 bytes */
+    ZE_OK(zeKernelSetArgumentValue(k, 3, sizeof(uint64_t), NULL));
+    ZE_OK(zeKernelSetArgumentValue(k, 4, 32 * sizeof(float), NULL));
+    ZE_OK(zeKernelSetGroupSize(k, 32, 1, 1));
+    ze_command_queue_desc_t qd = {.stype = 0xe, .mode = ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS};
+    ze_command_list_handle_t il = NULL;
+    ZE_OK(zeCommandListCreateImmediate(f->ctx, f->dev, &qd, &il));
+    ze_group_count_t one = {1, 1, 1};
+    ZE_OK(zeCommandListAppendLaunchKernel(il, k, &one, NULL, 0, NULL));
+    for (int i = 0; i < 32; i++)
+        assert_true(f->out[i] == (float)i + 0.25f);
+    ZE_OK(zeCommandListDestroy(il));
+    ZE_OK(zeKernelDestroy(k));
+    ZE_OK(zeModuleDestroy(m));
+}
+
 /* Malformed SPIR-V and GPU machine code are refused, the log saying why;
  * a module OpenCL cannot build comes with OpenCL's log. */
 static void modules_refused_with_a_log(void **state) {
@@ -492,6 +545,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(arguments_and_group_sizes_checked, zt_setup, zt_teardown),
         cmocka_unit_test_setup_teardown(launches_are_ordered_commands, zt_setup, zt_teardown),
         cmocka_unit_test_setup_teardown(shuffle_down_across_32_lanes, zt_setup, zt_teardown),
+        cmocka_unit_test_setup_teardown(linked_modules_and_wide_scalars, zt_setup, zt_teardown),
         cmocka_unit_test_setup_teardown(modules_refused_with_a_log, zt_setup, zt_teardown),
         cmocka_unit_test_setup_teardown(forked_child_refuses_kernels, zt_setup, zt_teardown),
     };
