@@ -1,12 +1,16 @@
 """The seed's exchange: JAX on Intel's oneAPI PJRT plugin hands an array to
-Intel's dpnp and takes one back, zero-copy both ways.
+Intel's dpnp and takes one back, zero-copy both ways, each computed on the
+GPU before it is handed over (on ze_sim, the host's CPU runs the kernels).
 
 JAX runs Intel's plugin (its oneAPI 2025.1 runtime) as platform `oneapi`;
 dpnp runs on its own SYCL runtime (2026). Both reach the same GPU, here
 ze_sim's simulated one. pjrt_dlpack.jax exports the JAX array as a
 kDLOneAPI tensor (JAX itself exports only cpu/cuda/rocm), dpnp views it, a
 dpnp array comes back to JAX as a jax.Array on the same memory, and the
-device ids agree across JAX, pjrt_dlpack and dpctl. Exits 1 if a check fails.
+device ids agree across JAX, pjrt_dlpack and dpctl. Then a jitted JAX
+function's result, still being computed, goes to dpnp, which sums it, and a
+dpnp result, still being computed, into a JAX kernel. Exits 1 if a check
+fails.
 
     eval "$(scripts/plugins.sh env oneapi)"   # ze_sim and the plugin's runtime
     PYTHONPATH=build/python "$(scripts/python-env.sh python dpnp-env)" \\
@@ -68,6 +72,20 @@ def main():
     w = dpnp.from_dlpack(pjax.export(y))
     check(w.__sycl_usm_array_interface__["data"][0] == z_pointer,
           "dpnp -> JAX -> dpnp: still the same memory")
+
+    # Computed, and handed over before anyone waited for it: the export
+    # waits for JAX's kernel, the import for dpnp's queue.
+    f = jax.jit(lambda v: jax.numpy.sin(v) * 2 + 1)
+    r = f(x)
+    want = np.sin(a) * 2 + 1
+    d = dpnp.from_dlpack(pjax.export(r))
+    check(d.__sycl_usm_array_interface__["data"][0] == r.unsafe_buffer_pointer(),
+          "a JAX result goes to dpnp: same pointer")
+    check(np.isclose(float(dpnp.sum(d)), want.sum(), rtol=1e-5), "dpnp sums JAX's result")
+    e = dpnp.cumsum(z, axis=1) * 2  # dpnp kernels, still queued
+    g = jax.jit(lambda v: v - 1)(pjax.from_dlpack(e))
+    check(np.allclose(np.asarray(g), np.cumsum(a * 10, axis=1) * 2 - 1),
+          "a JAX kernel computes on dpnp's result")
     return check.verdict()
 
 

@@ -44,7 +44,7 @@ def arrived(address, want):
 
 def write_through(x, values, dpt):
     """Writes `values` into a SYCL array's memory with its own runtime (a
-    host-to-device copy on its queue; ze_sim runs no kernels)."""
+    host-to-device copy on its queue)."""
     arr = x if isinstance(x, dpt.usm_ndarray) else x.get_array()
     arr.usm_data.copy_from_host(np.ascontiguousarray(values).view(np.uint8).reshape(-1))
 
