@@ -92,7 +92,8 @@ def test_matmul_through_onednn_aborts():
 
 
 def test_the_demos_example():
-    """examples/jax_oneapi.py, which make demo runs where the plugin is installed."""
+    """examples/jax_oneapi.py: JAX on Intel's plugin alone (make demo-intel
+    runs JAX with dpnp, examples/jax_dpnp.py)."""
     here = os.path.dirname(os.path.abspath(__file__))
     examples = os.path.join(here, "..", "..", "..", "examples")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([examples, os.environ["PYTHONPATH"]]))
