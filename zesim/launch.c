@@ -7,7 +7,6 @@
 #include "kernel.h"
 
 #include <stdio.h>
-#include <string.h>
 
 /* Level Zero's launches have no dimension count; as Intel's driver does, the
  * last dimension with more than one work-item is the last one. */
@@ -25,12 +24,7 @@ static ze_result_t zs_append_launch(ze_command_list_handle_t list, ze_kernel_han
     const struct zs_cl *cl = zs_opencl();
     if (!cl)
         return ZE_RESULT_ERROR_DEVICE_LOST; /* a forked child (opencl.c) */
-    struct zs_cmd c;
-    memset(&c, 0, sizeof c);
-    c.kind = ZS_CMD_LAUNCH;
-    c.signal = signal;
-    c.num_waits = num_waits;
-    c.waits = waits;
+    struct zs_cmd c = zs_cmd_of(ZS_CMD_LAUNCH, signal, num_waits, waits);
     const uint32_t groups[3] = {count->groupCountX, count->groupCountY, count->groupCountZ};
     for (int i = 0; i < 3; i++) {
         c.launch.local[i] = k->group[i];

@@ -179,6 +179,11 @@ bool zs_queue_ok(const struct ze_sim_queue *q);
 /* Once, from zeInit: the fork handlers (engine.c). */
 void zs_engine_init(void);
 
+/* A command of kind with its signal event and wait list, the rest zero
+ * (append.c). */
+struct zs_cmd zs_cmd_of(enum zs_cmd_kind kind, ze_event_handle_t signal, uint32_t num_waits,
+                        ze_event_handle_t *waits);
+
 /* Appends cmd to a list: recorded, or run at once on an immediate list. */
 ze_result_t zs_list_append(ze_command_list_handle_t list, const struct zs_cmd *cmd);
 
