@@ -47,8 +47,9 @@ static ze_result_t zs_kernel_init(const struct zs_cl *cl, struct ze_sim_kernel *
     return ZE_RESULT_SUCCESS;
 }
 
+/* cl is NULL in a forked child: the parent's objects are left alone. */
 static void zs_kernel_free(const struct zs_cl *cl, struct ze_sim_kernel *k) {
-    if (k->kernel)
+    if (k->kernel && cl)
         cl->ReleaseKernel(k->kernel);
     free(k->spirv.name);
     free(k->spirv.args);
@@ -89,7 +90,7 @@ ze_result_t zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *d
 ze_result_t zeKernelDestroy(ze_kernel_handle_t hKernel) {
     if (!zs_kernel_ok(hKernel))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    zs_kernel_free(zs_opencl_loaded(), hKernel); /* launches hold their own copies */
+    zs_kernel_free(zs_opencl(), hKernel); /* launches hold their own copies */
     return ZE_RESULT_SUCCESS;
 }
 
@@ -123,7 +124,9 @@ static ze_result_t zs_set_argument(ze_kernel_handle_t hKernel, uint32_t argIndex
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (argIndex >= hKernel->spirv.num_args)
         return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
-    const struct zs_cl *cl = zs_opencl_loaded();
+    const struct zs_cl *cl = zs_opencl();
+    if (!cl)
+        return ZE_RESULT_ERROR_DEVICE_LOST; /* a forked child (opencl.c) */
     switch (hKernel->spirv.args[argIndex]) {
     case ZS_ARG_POINTER: {
         if (argSize != sizeof(void *))
@@ -279,7 +282,9 @@ ze_result_t zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_properti
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (!p)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    const struct zs_cl *cl = zs_opencl_loaded();
+    const struct zs_cl *cl = zs_opencl();
+    if (!cl)
+        return ZE_RESULT_ERROR_DEVICE_LOST; /* a forked child (opencl.c) */
     p->numKernelArgs = hKernel->spirv.num_args;
     p->requiredGroupSizeX = (uint32_t)hKernel->required[0];
     p->requiredGroupSizeY = (uint32_t)hKernel->required[1];

@@ -39,8 +39,4 @@ struct ze_sim_kernel {
 
 bool zs_kernel_ok(ze_kernel_handle_t kernel);
 
-/* The runtime's table once loaded, in this process or a parent (for
- * releasing what a launch command holds); NULL if never loaded. */
-const struct zs_cl *zs_opencl_loaded(void);
-
 #endif

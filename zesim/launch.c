@@ -96,17 +96,23 @@ void zs_launch_run(const struct zs_launch *l, struct zs_cl_queue **queue) {
     cl->Finish(q);
 }
 
+/* In a forked child the parent's OpenCL objects are neither counted nor
+ * released: the runtime's threads are the parent's (opencl.c). */
 void zs_launch_retain(const struct zs_launch *l) {
-    zs_opencl_loaded()->RetainKernel((cl_kernel)l->kernel);
+    const struct zs_cl *cl = zs_opencl();
+    if (cl)
+        cl->RetainKernel((cl_kernel)l->kernel);
 }
 
 void zs_launch_release(struct zs_launch *l) {
-    if (l->kernel)
-        zs_opencl_loaded()->ReleaseKernel((cl_kernel)l->kernel);
+    const struct zs_cl *cl = zs_opencl();
+    if (l->kernel && cl)
+        cl->ReleaseKernel((cl_kernel)l->kernel);
     l->kernel = NULL;
 }
 
 void zs_launch_queue_free(struct zs_cl_queue *queue) {
-    if (queue)
-        zs_opencl_loaded()->ReleaseCommandQueue((cl_command_queue)queue);
+    const struct zs_cl *cl = queue ? zs_opencl() : NULL;
+    if (cl)
+        cl->ReleaseCommandQueue((cl_command_queue)queue);
 }

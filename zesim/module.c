@@ -229,8 +229,9 @@ static ze_result_t zs_build_linked(const struct zs_cl *cl, const struct zs_modul
     return rc;
 }
 
+/* cl is NULL in a forked child: the parent's program is left alone. */
 static void zs_module_free(const struct zs_cl *cl, struct ze_sim_module *m) {
-    if (m->program)
+    if (m->program && cl)
         cl->ReleaseProgram(m->program);
     zs_spirv_free(&m->spirv);
     free(m->names);
@@ -321,7 +322,7 @@ ze_result_t zeModuleDestroy(ze_module_handle_t hModule) {
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     /* Its kernels live on (XLA destroys a module before its kernels):
      * OpenCL's kernels hold the program, ze_sim's their own facts. */
-    zs_module_free(zs_opencl_loaded(), hModule);
+    zs_module_free(zs_opencl(), hModule);
     return ZE_RESULT_SUCCESS;
 }
 

@@ -117,7 +117,3 @@ const struct zs_cl *zs_opencl(void) {
 const char *zs_opencl_why(void) {
     return zs_cl_why;
 }
-
-const struct zs_cl *zs_opencl_loaded(void) {
-    return zs_cl_ok ? &zs_cl : NULL;
-}
