@@ -12,7 +12,6 @@ that does not wait reads the memory as it was; each test counts the rounds
 in which the data was indeed not there yet when it was handed over."""
 import ctypes
 import os
-import textwrap
 
 import numpy as np
 

@@ -14,10 +14,6 @@ import pytest
 
 os.environ.setdefault("ZE_SIM_DELAY_US", "5000")
 
-# How much later than its call a result is computed, at least (conftest's
-# delay): what the ordering tests rely on.
-DELAY_S = int(os.environ["ZE_SIM_DELAY_US"]) / 1e6
-
 
 @pytest.fixture(scope="session", autouse=True)
 def jax_on_oneapi():
