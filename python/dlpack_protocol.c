@@ -252,11 +252,25 @@ static int parse_export_options(PyObject *const a[ARG_COUNT], pjdl_buffer *buffe
     return 0;
 }
 
-/* Reads stream= into *opts. 0, or -1 with an exception set. */
+/* Reads stream= into *opts. 0, or -1 with an exception set. A SYCL
+ * consumer's dpctl.SyclQueue (dpctl, dpnp) is taken as no stream: the
+ * export waits for the buffer's ready event, after which work on any queue
+ * sees the data (a queue of another SYCL runtime than the plugin's cannot
+ * be ordered otherwise; sycl.c). */
 static int parse_export_stream(PyObject *stream, pjdl_buffer *buffer, const char *fname,
                                pjdl_export_options *opts) {
     if (stream == Py_None)
         return 0;
+    int queue = PyLong_Check(stream) ? 0 : pjpy_is_sycl_queue(stream);
+    if (queue != 0)
+        return queue < 0 ? -1 : 0;
+    if (!PyLong_Check(stream) && !PyIndex_Check(stream)) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s: stream must be None, an int (a stream of the buffer's device) or a "
+                     "dpctl.SyclQueue, not %.100s",
+                     fname, Py_TYPE(stream)->tp_name);
+        return -1;
+    }
     int64_t s;
     if (pjpy_int_arg(stream, "stream", INTPTR_MIN, INTPTR_MAX, pjpy_dlpack_error, &s) < 0 ||
         check_stream_value(buffer, s, fname) < 0)

@@ -225,19 +225,16 @@ static PyObject *call_method(PyObject *x, PyObject *name, PyObject *const *kwval
  * and dl_device when the data should come to the host from a device only
  * the producer can read), then, for producers that do not know those
  * keywords (NumPy 1.24, PyTorch 1.13), without them: *plain is then set. */
-static PyObject *request_capsule(PyObject *x, pjdl_copy copy, int has_stream, long long stream,
+static PyObject *request_capsule(PyObject *x, pjdl_copy copy, PyObject *stream_obj,
                                  const DLDevice *dl_device, int *plain) {
     *plain = 0;
     if (names_ready() < 0)
         return NULL;
     PyObject *values[4], *keys[4];
     Py_ssize_t n = 0;
-    PyObject *stream_obj = NULL, *dev = NULL, *kwnames = NULL, *capsule = NULL;
-    int missing = 0;
+    PyObject *dev = NULL, *kwnames = NULL, *capsule = NULL;
+    int missing = 0, has_stream = stream_obj != NULL;
     if (has_stream) {
-        stream_obj = PyLong_FromLongLong(stream);
-        if (stream_obj == NULL)
-            goto done;
         keys[n] = names[NAME_STREAM];
         values[n++] = stream_obj;
     }
@@ -285,7 +282,6 @@ static PyObject *request_capsule(PyObject *x, pjdl_copy copy, int has_stream, lo
 done:
     Py_XDECREF(kwnames);
     Py_XDECREF(dev);
-    Py_XDECREF(stream_obj);
     return capsule;
 }
 
@@ -851,8 +847,17 @@ static PyObject *capsule_from_producer(PyObject *x, import_request *req, int *am
     }
     static const DLDevice host = {kDLCPU, 0};
     const DLDevice *ask_dl = has_src && needs_producer_copy(src_dl, req->target) ? &host : NULL;
+    /* A SYCL producer (dpctl, dpnp) takes its own dpctl.SyclQueue, never a
+     * stream of the plugin's runtime: it is asked with that queue, which is
+     * then waited for on the host, and the import names no stream (sycl.c). */
+    PyObject *stream_obj = NULL;
+    int on_device =
+        has_src && ask_dl == NULL && !pjdl_dl_device_type_host_reachable(src_dl.device_type);
+    if (on_device && pjpy_sycl_queue_of(x, &stream_obj) < 0)
+        return NULL;
+    PyObject *queue = stream_obj;
     long long stream = 0;
-    int streams = has_src && ask_dl == NULL
+    int streams = on_device && queue == NULL
                       ? consumer_stream(src_dl, req->clients, req->num_clients, &stream)
                       : STREAM_NONE;
     if (streams == STREAM_AMBIGUOUS) {
@@ -862,13 +867,18 @@ static PyObject *capsule_from_producer(PyObject *x, import_request *req, int *am
     int has_stream = streams == STREAM_ONE;
     req->opts.has_stream = has_stream;
     req->opts.stream = (intptr_t)stream;
+    if (has_stream == 1 && (stream_obj = PyLong_FromLongLong(stream)) == NULL)
+        return NULL;
     /* copy=False is passed on, and copy=True where only the producer can
      * copy; otherwise the copy is the library's, and nothing is asked. */
     int ask_copy = has_src && needs_producer_device_copy(src_dl, req), plain;
     pjdl_copy ask =
         ask_copy ? PJDL_COPY_ALWAYS
                  : (req->opts.copy == PJDL_COPY_NEVER ? PJDL_COPY_NEVER : PJDL_COPY_IF_NEEDED);
-    PyObject *capsule = request_capsule(x, ask, has_stream, stream, ask_dl, &plain);
+    PyObject *capsule = request_capsule(x, ask, stream_obj, ask_dl, &plain);
+    if (capsule != NULL && queue != NULL && pjpy_sycl_wait(queue) < 0)
+        Py_CLEAR(capsule);
+    Py_XDECREF(stream_obj);
     /* The producer made the copy: the import views it. A producer that
      * took no keywords made none, and the import still asks for one. */
     if (capsule != NULL && ask_copy && !plain)

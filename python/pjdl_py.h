@@ -338,4 +338,15 @@ int pjpy_exchange_api_init(PyTypeObject *buffer_type);
  * out, so an import of them needs no stream. */
 int pjpy_exchange_api_is_ours(const DLPackExchangeAPI *api);
 
+/* SYCL streams (sycl.c): whether obj is a dpctl.SyclQueue (1, 0, -1 with an
+ * exception set); the queue a SYCL array names (1 with a new reference in
+ * *queue, 0 for none, -1 with an exception set); queue.wait() (0 or -1).
+ * With dpctl not imported nothing is a queue. The _py forms are the
+ * module's private _is_sycl_queue and _sycl_queue_of (pjrt_dlpack.jax). */
+int pjpy_is_sycl_queue(PyObject *obj);
+int pjpy_sycl_queue_of(PyObject *x, PyObject **queue);
+int pjpy_sycl_wait(PyObject *queue);
+PyObject *pjpy_is_sycl_queue_py(PyObject *module, PyObject *obj);
+PyObject *pjpy_sycl_queue_of_py(PyObject *module, PyObject *x);
+
 #endif /* PJDL_PY_H_ */
