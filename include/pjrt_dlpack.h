@@ -333,6 +333,10 @@ PJDL_API pjdl_code pjdl_dtype_to_pjrt(DLDataType dtype, PJRT_Buffer_Type *out);
 PJDL_API size_t pjdl_pjrt_type_size(PJRT_Buffer_Type type);
 /* "f32", "bf16", "pred", ...: a static string; "invalid" if unknown. */
 PJDL_API const char *pjdl_pjrt_type_name(PJRT_Buffer_Type type);
+/* The first PJRT C API minor version (0.minor) that has `type`, -1 if
+ * unknown. The library hands a plugin no type newer than the plugin's ABI
+ * (older plugins crash on one): such a call fails with UNIMPLEMENTED. */
+PJDL_API int pjdl_pjrt_type_minor(PJRT_Buffer_Type type);
 
 /* ----------------------------------------------------------------- buffers */
 
