@@ -35,6 +35,20 @@ struct pjdl_plugin {
 /* Makes a plugin of a dlopen()ed library (plugin.c); takes handle and path. */
 pjdl_code pjdl__plugin_open(void *handle, char *path, const PJRT_Api *api, pjdl_plugin **out);
 
+/* When `path` is a library for another system (a Windows DLL, a macOS
+ * Mach-O library), says which, for which CPU, and the PJRT entry symbol it
+ * exports, into out ("it is a Windows DLL for ARM64, not a library for
+ * this system (Linux x86-64); it exports GetPjRtApi instead of
+ * GetPjrtApi"); false for any other file (foreign.c). */
+bool pjdl__describe_foreign(const char *path, char *out, size_t size);
+#if defined(__x86_64__)
+#define PJDL_THIS_SYSTEM "Linux x86-64"
+#elif defined(__aarch64__)
+#define PJDL_THIS_SYSTEM "Linux ARM64"
+#else
+#define PJDL_THIS_SYSTEM "this CPU's Linux"
+#endif
+
 /* Whether the plugin's table holds a non-NULL slot at byte `offset`.
  * Inline: the hot paths ask it for every call into the plugin. */
 static inline bool pjdl__slot_present(const PJRT_Api *api, size_t offset) {

@@ -8,8 +8,8 @@
 #include "shim.h"
 
 static PJRT_Error *buffer_from_host(PJRT_Client_BufferFromHostBuffer_Args *args) {
-    if (args != NULL && (args->type == PJRT_Buffer_Type_F6E2M3FN ||
-                         args->type == PJRT_Buffer_Type_F6E3M2FN))
+    if (args != NULL &&
+        (args->type == PJRT_Buffer_Type_F6E2M3FN || args->type == PJRT_Buffer_Type_F6E3M2FN))
         raise(SIGSEGV);
     return shim_real()->PJRT_Client_BufferFromHostBuffer(args);
 }

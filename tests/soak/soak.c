@@ -76,8 +76,8 @@ struct soak {
     pjdl_client *client;
     pjdl_memory *host_memory; /* a memory of kDLCPU, NULL if none */
     worker workers[THREADS];
-    int only;        /* SOAK_ONLY: 0-4, one kind of operation; -1 all */
-    bool no_inject;  /* SOAK_NO_INJECT=1: no allocation faults */
+    int only;       /* SOAK_ONLY: 0-4, one kind of operation; -1 all */
+    bool no_inject; /* SOAK_NO_INJECT=1: no allocation faults */
     atomic_bool stop, pause;
     atomic_int paused;
     pthread_mutex_t mu;
@@ -169,8 +169,9 @@ static pjdl_buffer *make(worker *w, unsigned seed) {
     fill(data, seed);
     const int64_t dims[1] = {N};
     pjdl_buffer *b = NULL;
-    if (!outcome(w->s, pjdl_buffer_from_host(w->s->client, data, PJRT_Buffer_Type_F32, dims, 1,
-                                             NULL, NULL, &b),
+    if (!outcome(w->s,
+                 pjdl_buffer_from_host(w->s->client, data, PJRT_Buffer_Type_F32, dims, 1, NULL,
+                                       NULL, &b),
                  "pjdl_buffer_from_host"))
         return NULL;
     atomic_fetch_add(&w->s->buffers, 1);
@@ -283,10 +284,18 @@ static void one_op(worker *w, long i) {
     if (b == NULL)
         return;
     switch (i % 5) {
-    case 0: op_round_trip(w, b, seed, PJDL_EXPORT_SHARE); break;
-    case 2: op_round_trip(w, b, seed, PJDL_EXPORT_TRANSFER); break;
-    case 3: op_export_copy(w, b, seed); break;
-    default: op_legacy_deleted(w, b, seed); break;
+    case 0:
+        op_round_trip(w, b, seed, PJDL_EXPORT_SHARE);
+        break;
+    case 2:
+        op_round_trip(w, b, seed, PJDL_EXPORT_TRANSFER);
+        break;
+    case 3:
+        op_export_copy(w, b, seed);
+        break;
+    default:
+        op_legacy_deleted(w, b, seed);
+        break;
     }
     pjdl_buffer_release(b);
     atomic_fetch_add(&w->s->ops, 1);
@@ -411,8 +420,8 @@ static void run_periods(soak *s, double seconds, figures *f) {
         long rss = snapshot(s);
         double t = now_s();
         long ops = atomic_load(&s->ops);
-        fprintf(stderr, "soak %s: %.0f s: %ld operations, resident %.3f MiB\n", s->kind,
-                t - start, ops, (double)rss / 1048576.0);
+        fprintf(stderr, "soak %s: %.0f s: %ld operations, resident %.3f MiB\n", s->kind, t - start,
+                ops, (double)rss / 1048576.0);
         if (!warmed) {
             warmed = true;
             f->base_rss = rss;
@@ -422,8 +431,8 @@ static void run_periods(soak *s, double seconds, figures *f) {
             f->last_growth = rss - f->base_rss;
             if (f->last_growth > f->max_growth)
                 f->max_growth = f->last_growth;
-            long own = (long)(s->plugin_growth * (double)(atomic_load(&s->buffers) -
-                                                          f->base_buffers));
+            long own =
+                (long)(s->plugin_growth * (double)(atomic_load(&s->buffers) - f->base_buffers));
             if (f->last_growth - own > f->over)
                 f->over = f->last_growth - own;
         }
@@ -540,8 +549,8 @@ static int report(soak *s, const figures *f, double seconds) {
            s->kind, seconds, THREADS, atomic_load(&s->ops), atomic_load(&s->injected),
            atomic_load(&s->faults_alloc), atomic_load(&s->faults_plugin), atomic_load(&s->wrong),
            atomic_load(&s->twice), atomic_load(&s->unexpected), (double)f->base_rss / 1048576.0,
-           (double)f->last_growth / 1048576.0, (double)f->max_growth / 1048576.0,
-           s->plugin_growth, atomic_load(&s->buffers), (double)f->over / 1048576.0, first, last,
+           (double)f->last_growth / 1048576.0, (double)f->max_growth / 1048576.0, s->plugin_growth,
+           atomic_load(&s->buffers), (double)f->over / 1048576.0, first, last,
            first > 0 ? last / first : 0, ok ? "PASS" : "FAIL");
     (void)faults;
     if (s->first_error[0] != '\0')
