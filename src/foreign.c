@@ -128,37 +128,48 @@ static const char *macho_cpu(uint32_t cpu) {
     }
 }
 
-/* A PJRT entry among the Mach-O image's defined external symbols (its
- * LC_SYMTAB), the image starting at `base`. */
+/* Whether symbol `k` of the symbol table at symoff (strings at stroff) is
+ * a defined external PJRT entry; its name (without C's "_") into entry. */
+static bool macho_symbol(int fd, uint64_t base, const unsigned char *symtab, uint32_t k,
+                         char *entry, size_t size) {
+    unsigned char sym[16];
+    char name[64] = {0};
+    if (!read_at(fd, base + le32(symtab + 8) + 16ull * k, sym, sizeof sym))
+        return false;
+    bool defined_external = (sym[4] & 0x01) != 0 && (sym[4] & 0x0e) == 0x0e;
+    if (!defined_external ||
+        pread(fd, name, sizeof name - 1, (off_t)(base + le32(symtab + 16) + le32(sym))) <= 0 ||
+        !is_entry(name))
+        return false;
+    snprintf(entry, size, "%s", name + 1);
+    return true;
+}
+
+/* A PJRT entry among the Mach-O image's defined external symbols: those
+ * LC_DYSYMTAB names (iextdefsym, nextdefsym), or without it the first
+ * MAX_NAMES of LC_SYMTAB; the image starts at `base`. */
 static void macho_entry(int fd, uint64_t base, char *entry, size_t size) {
-    unsigned char h[32];
+    unsigned char h[32], symtab[24] = {0}, lc[24];
+    uint32_t first = 0, count = 0;
     if (!read_at(fd, base, h, sizeof h) || le32(h) != 0xfeedfacf)
         return;
     uint64_t at = base + 32;
-    for (uint32_t i = 0, n = le32(h + 16); i < n && i < 4096; i++) {
-        unsigned char lc[24];
+    for (uint32_t i = 0, n = le32(h + 16); i < n && i < 4096; i++, at += le32(lc + 4)) {
         if (!read_at(fd, at, lc, sizeof lc) || le32(lc + 4) < 8)
             return;
-        if (le32(lc) == 0x2) { /* LC_SYMTAB: symoff, nsyms, stroff, strsize */
-            uint32_t nsyms = le32(lc + 12);
-            for (uint32_t k = 0; k < nsyms && k < MAX_NAMES; k++) {
-                unsigned char sym[16];
-                char name[64] = {0};
-                if (!read_at(fd, base + le32(lc + 8) + 16ull * k, sym, sizeof sym))
-                    return;
-                bool defined_external = (sym[4] & 0x01) != 0 && (sym[4] & 0x0e) == 0x0e;
-                if (defined_external &&
-                    pread(fd, name, sizeof name - 1, (off_t)(base + le32(lc + 16) + le32(sym))) >
-                        0 &&
-                    is_entry(name)) {
-                    snprintf(entry, size, "%s", name + 1); /* without C's "_" */
-                    return;
-                }
-            }
-            return;
-        }
-        at += le32(lc + 4);
+        if (le32(lc) == 0x2) /* LC_SYMTAB: symoff, nsyms, stroff, strsize */
+            memcpy(symtab, lc, sizeof symtab);
+        if (le32(lc) == 0xb) /* LC_DYSYMTAB: ilocalsym, nlocalsym, iextdefsym, nextdefsym */
+            first = le32(lc + 16), count = le32(lc + 20) ? le32(lc + 20) : UINT32_MAX;
     }
+    if (le32(symtab) != 0x2)
+        return;
+    uint32_t nsyms = le32(symtab + 12);
+    if (count == 0 || count == UINT32_MAX)
+        first = 0, count = nsyms;
+    for (uint32_t k = first; k < nsyms && k - first < count && k - first < MAX_NAMES; k++)
+        if (macho_symbol(fd, base, symtab, k, entry, size))
+            return;
 }
 
 /* A macOS library (Mach-O, 64-bit, or universal). */

@@ -204,7 +204,7 @@ const PJRT_Extension_Base *pjdl_plugin_extension(const pjdl_plugin *plugin,
         return NULL;
     /* A malformed chain must not hang us: bound the walk. */
     size_t steps = 0;
-    for (const PJRT_Extension_Base *e = plugin->api->extension_start; e && steps < 1024;
+    for (const PJRT_Extension_Base *e = pjdl_api_extensions(plugin->api); e && steps < 1024;
          e = e->next, steps++)
         if (e->type == type)
             return e;

@@ -139,7 +139,7 @@ void ck_abi_extensions(ck_ctx *ctx, ck_result *r) {
     }
     const PJRT_Extension_Base *seen[64];
     size_t n = 0;
-    for (const PJRT_Extension_Base *e = api->extension_start; e != NULL; e = e->next) {
+    for (const PJRT_Extension_Base *e = pjdl_api_extensions(api); e != NULL; e = e->next) {
         for (size_t i = 0; i < n; i++) {
             if (seen[i] == e) {
                 ck_fail(r, "expected a NULL-terminated extension chain, got a cycle after %zu", n);
