@@ -44,8 +44,23 @@ static void destroy(const PJRT_Api *api, PJRT_Buffer *b) {
         pjdl__pjrt_buffer_destroy(api, b);
 }
 
+/* Waits until `b` holds its data (a GPU's copy lands after the host
+ * buffer is released); false if it cannot tell. */
+static bool ready(pjdl_client *c, PJRT_Buffer *b) {
+    const PJRT_Api *api = c->plugin->api;
+    PJRT_Buffer_ReadyEvent_Args a = {.struct_size = PJRT_Buffer_ReadyEvent_Args_STRUCT_SIZE,
+                                     .buffer = b};
+    if (!PJDL_HAS(c->plugin, PJRT_Buffer_ReadyEvent) ||
+        pjdl__take_error(api, api->PJRT_Buffer_ReadyEvent(&a)) != PJDL_OK || a.event == NULL)
+        return false;
+    pjdl_code code = pjdl__event_wait(c->plugin, a.event, 0);
+    pjdl__event_destroy(api, a.event);
+    return code == PJDL_OK;
+}
+
 /* The [2,3] probe buffer on the client's first device, with `layout`
- * (NULL: the default); NULL when the plugin did not make it. */
+ * (NULL: the default), its data there; NULL when the plugin did not make
+ * it. */
 static PJRT_Buffer *probe_buffer(pjdl_client *c, PJRT_Buffer_MemoryLayout *layout) {
     const PJRT_Api *api = c->plugin->api;
     const int64_t dims[2] = {PROBE_ROWS, PROBE_COLS};
@@ -65,6 +80,10 @@ static PJRT_Buffer *probe_buffer(pjdl_client *c, PJRT_Buffer_MemoryLayout *layou
     if (a.done_with_host_buffer != NULL) {
         pjdl__event_wait(c->plugin, a.done_with_host_buffer, 0);
         pjdl__event_destroy(api, a.done_with_host_buffer);
+    }
+    if (!ready(c, a.buffer)) {
+        pjdl__pjrt_buffer_destroy(api, a.buffer);
+        return NULL;
     }
     return a.buffer;
 }
