@@ -44,6 +44,13 @@ static void destroy(const PJRT_Api *api, PJRT_Buffer *b) {
         pjdl__pjrt_buffer_destroy(api, b);
 }
 
+/* Waits for `event` (NULL: none) and destroys it; true if it completed. */
+static bool settled(pjdl_client *c, PJRT_Event *event) {
+    pjdl_code code = event ? pjdl__event_wait(c->plugin, event, 0) : PJDL_OK;
+    pjdl__event_destroy(c->plugin->api, event);
+    return code == PJDL_OK;
+}
+
 /* Waits until `b` holds its data (a GPU's copy lands after the host
  * buffer is released); false if it cannot tell. */
 static bool ready(pjdl_client *c, PJRT_Buffer *b) {
@@ -53,9 +60,7 @@ static bool ready(pjdl_client *c, PJRT_Buffer *b) {
     if (!PJDL_HAS(c->plugin, PJRT_Buffer_ReadyEvent) ||
         pjdl__take_error(api, api->PJRT_Buffer_ReadyEvent(&a)) != PJDL_OK || a.event == NULL)
         return false;
-    pjdl_code code = pjdl__event_wait(c->plugin, a.event, 0);
-    pjdl__event_destroy(api, a.event);
-    return code == PJDL_OK;
+    return settled(c, a.event);
 }
 
 /* The [2,3] probe buffer on the client's first device, with `layout`
@@ -77,10 +82,7 @@ static PJRT_Buffer *probe_buffer(pjdl_client *c, PJRT_Buffer_MemoryLayout *layou
     if (!PJDL_HAS(c->plugin, PJRT_Client_BufferFromHostBuffer) ||
         pjdl__take_error(api, api->PJRT_Client_BufferFromHostBuffer(&a)) != PJDL_OK)
         return NULL;
-    if (a.done_with_host_buffer != NULL) {
-        pjdl__event_wait(c->plugin, a.done_with_host_buffer, 0);
-        pjdl__event_destroy(api, a.done_with_host_buffer);
-    }
+    settled(c, a.done_with_host_buffer);
     if (!ready(c, a.buffer)) {
         pjdl__pjrt_buffer_destroy(api, a.buffer);
         return NULL;
@@ -103,9 +105,7 @@ static bool read_back(pjdl_client *c, PJRT_Buffer *b, size_t ndim, float *out, s
     if (!PJDL_HAS(c->plugin, PJRT_Buffer_ToHostBuffer) ||
         pjdl__take_error(api, api->PJRT_Buffer_ToHostBuffer(&a)) != PJDL_OK)
         return false;
-    pjdl_code code = pjdl__event_wait(c->plugin, a.event, 0);
-    pjdl__event_destroy(api, a.event);
-    return code == PJDL_OK;
+    return settled(c, a.event);
 }
 
 static void *data_of(pjdl_client *c, PJRT_Buffer *b) {

@@ -94,9 +94,11 @@ static void test_view_layout(void **state) {
 
 static void test_old_abi(void **state) {
     (void)state;
+    /* The crash itself is worded by how the child ended (a signal, or
+     * AddressSanitizer's exit in the sanitizer build). */
     expect_limited("old_abi", "abi.types",
-                   "signal 11 (Segmentation fault), on BufferFromHostBuffer of f6e2m3fn, a type "
-                   "newer than its ABI 0.106 (new in 0.114)");
+                   "on BufferFromHostBuffer of f6e2m3fn, a type newer than its ABI 0.106 (new in "
+                   "0.114)");
 }
 CASE(test_accepts_negative, {"accepts_negative", "cpu", {"reject.plugin"}, 1})
 CASE(test_null_api, {"null_api", "cpu", {"abi.entry"}, 1})

@@ -194,14 +194,23 @@ static DLManagedTensorVersioned *wrap(worker *w, DLManagedTensorVersioned *inner
     return &c->outer;
 }
 
+/* An export with `o`, wrapped so that its deleter is counted; NULL on a
+ * (counted) failure. */
+static DLManagedTensorVersioned *export_counted(worker *w, pjdl_buffer *b,
+                                                const pjdl_export_options *o) {
+    DLManagedTensorVersioned *t = NULL;
+    if (!outcome(w->s, pjdl_buffer_export(b, o, &t), "pjdl_buffer_export"))
+        return NULL;
+    return wrap(w, t);
+}
+
 /* Export, the export imported back as a view, read, both released. */
 static void op_round_trip(worker *w, pjdl_buffer *b, unsigned seed, pjdl_export_mode mode) {
     pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
     o.mode = mode;
-    DLManagedTensorVersioned *t = NULL;
-    if (!outcome(w->s, pjdl_buffer_export(b, &o, &t), "pjdl_buffer_export"))
+    DLManagedTensorVersioned *mine = export_counted(w, b, &o);
+    if (mine == NULL)
         return;
-    DLManagedTensorVersioned *mine = wrap(w, t);
     pjdl_buffer *view = NULL;
     if (!outcome(w->s, pjdl_import(&w->s->client, 1, mine, NULL, &view), "pjdl_import")) {
         mine->deleter(mine); /* the caller keeps it on failure */
@@ -245,12 +254,11 @@ static void op_host_copy(worker *w, unsigned seed) {
 static void op_export_copy(worker *w, pjdl_buffer *b, unsigned seed) {
     pjdl_export_options o = PJDL_EXPORT_OPTIONS_INIT;
     o.copy = PJDL_COPY_ALWAYS;
-    DLManagedTensorVersioned *t = NULL;
-    if (!outcome(w->s, pjdl_buffer_export(b, &o, &t), "pjdl_buffer_export copy"))
+    DLManagedTensorVersioned *mine = export_counted(w, b, &o);
+    if (mine == NULL)
         return;
-    DLManagedTensorVersioned *mine = wrap(w, t);
-    same(w->s, (const float *)((char *)t->dl_tensor.data + t->dl_tensor.byte_offset), seed,
-         "an export copy");
+    const DLTensor *t = &mine->dl_tensor;
+    same(w->s, (const float *)((char *)t->data + t->byte_offset), seed, "an export copy");
     mine->deleter(mine);
 }
 
