@@ -151,6 +151,12 @@ pjdl_code pjdl_buffer_to_host(pjdl_buffer *buffer, void *dst, size_t dst_size) {
         return pjdl__fail(PJDL_INVALID_ARGUMENT,
                           "pjdl_buffer_to_host: dst holds %zu bytes, the buffer needs %zu",
                           dst_size, buffer->size_bytes);
+    uintptr_t end;
+    if (__builtin_add_overflow((uintptr_t)dst, buffer->size_bytes, &end))
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "pjdl_buffer_to_host: dst %p + %zu bytes reaches past the end of the "
+                          "address space",
+                          dst, buffer->size_bytes);
     pjdl_code code = check_live(buffer);
     return code != PJDL_OK ? code : pjdl__buffer_read_host(buffer, dst);
 }

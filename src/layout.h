@@ -106,6 +106,21 @@ static inline void pjdl__strided_copy(void *dst, const void *src, const pjdl_lay
                           layout->elem_size);
 }
 
+/* Whether the bytes [data + byte_offset + lo, data + byte_offset + hi) of
+ * `t` (lo <= 0 <= hi) lie inside the address space, worked out in integers:
+ * a pointer formed past the end of the address space is undefined
+ * behaviour, so no tensor's address is formed before this holds. The first
+ * element's address (data + byte_offset) in *addr. */
+static inline bool pjdl__tensor_span_fits(const DLTensor *t, int64_t lo, int64_t hi,
+                                          uintptr_t *addr) {
+    uintptr_t base, end;
+    if (__builtin_add_overflow((uintptr_t)t->data, (uintptr_t)t->byte_offset, &base) ||
+        (uintptr_t)0 - (uintptr_t)lo > base || __builtin_add_overflow(base, (uintptr_t)hi, &end))
+        return false;
+    *addr = base;
+    return true;
+}
+
 /* minor_to_major of C order for ndim dimensions: ndim-1, ..., 0. */
 static inline void pjdl__c_order(int64_t *minor_to_major, int32_t ndim) {
     for (int32_t i = 0; i < ndim; i++)

@@ -180,10 +180,8 @@ static pjdl_code check_extent(const DLTensor *t, pjdl_layout *l) {
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "strides: the tensor spans more than int64 bytes");
     l->lo = lo;
     l->hi = hi;
-    /* The bytes touched, [base + lo, base + hi), must not wrap around. */
-    uintptr_t base = (uintptr_t)t->data, end;
-    if (__builtin_add_overflow(base, (uintptr_t)t->byte_offset, &base) ||
-        (uintptr_t)0 - (uintptr_t)lo > base || __builtin_add_overflow(base, (uintptr_t)hi, &end))
+    uintptr_t base;
+    if (!pjdl__tensor_span_fits(t, lo, hi, &base))
         return pjdl__fail(PJDL_INVALID_ARGUMENT,
                           "byte_offset is %llu: data + byte_offset and the strides reach outside "
                           "the address space",
@@ -214,8 +212,8 @@ bool pjdl__tensor_check_c_order(const DLTensor *t, pjdl_layout *l) {
             return false;
     }
     /* stride is now the size in bytes; the bytes must not wrap around. */
-    uintptr_t addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset, end;
-    if (addr < (uintptr_t)t->data || __builtin_add_overflow(addr, (uintptr_t)stride, &end))
+    uintptr_t addr;
+    if (!pjdl__tensor_span_fits(t, 0, stride, &addr))
         return false;
     l->ndim = n;
     l->elem_size = (size_t)es;
