@@ -7,6 +7,8 @@
 #   python-env  the modern environment for the tests (NumPy 2, PyTorch 2,
 #               JAX; about 3 GB)
 #   fuzz-env    the Python fuzzer's (atheris; fuzz/python/, about 35 MB)
+#   dpnp-env    Intel's dpctl and dpnp with their 2026 SYCL runtime, and JAX
+#               (tests/oneapi/dpnp: the exchange with Intel's oneAPI plugin)
 #
 #   python-env.sh install [NAME]   create it unless present (quiet when present)
 #   python-env.sh python [NAME]    print its interpreter's path (installed or not)
@@ -25,7 +27,7 @@ die() {
     echo "python-env.sh: $*" >&2
     exit 2
 }
-[[ -f "$pins" ]] || die "no pin file $pins (NAME is python-env or fuzz-env)"
+[[ -f "$pins" ]] || die "no pin file $pins (NAME is python-env, fuzz-env or dpnp-env)"
 
 env_dir() {
     local hash
@@ -40,6 +42,7 @@ install() {
     [[ -x "$base" ]] || die "no $base (Debian: apt-get install python3)"
     local what="the pins of scripts/$name.txt"
     [[ "$name" == python-env ]] && what="NumPy 2, PyTorch 2, JAX; about 3 GB to download"
+    [[ "$name" == dpnp-env ]] && what="dpctl, dpnp, Intel's 2026 runtime, JAX; about 960 MB to download"
     echo "$name: creating $dir ($what)"
     rm -rf "$dir"
     mkdir -p "$cache"
