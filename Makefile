@@ -5,6 +5,7 @@
 #   make test   every test
 #   make bench  the benchmarks (Release build in build-bench); writes
 #               bench/results/results.md and latency.png
+#   make soak   the library under load for SOAK_S seconds (default 600)
 #   make fuzz   every libFuzzer target for PJDL_FUZZ_SECONDS (default 300) each,
 #               then the Python fuzzer (atheris, fuzz/python/) as long
 #   make wheel  the manylinux wheel in dist/ (scripts/release.sh)
@@ -78,6 +79,16 @@ bench: setup
 	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release
 	cmake --build $(BENCH_BUILD) -j $(JOBS) --target bench_all -- --no-print-directory
 	@bash bench/run.sh $(BENCH_BUILD)
+
+# The soak: the library and the Python module under load for SOAK_S seconds
+# (default 600) on the reference plugin's xpu with injected faults and
+# delays, XLA's CPU plugin, Intel's plugin on ze_sim, and NumPy and PyTorch
+# (scripts/soak.sh; docs/reliability.md has an hour of it).
+.PHONY: soak
+soak: SETUP_FOR = test
+soak: build
+	@SOAK_S=$(SOAK_S) bash scripts/soak.sh $(BUILD)
+SOAK_S ?= 600
 
 # Every real PJRT plugin of scripts/plugins.txt (installed on demand from
 # PyPI into the cache): `pjrt-dlpack info` on each, one line per plugin and

@@ -73,6 +73,14 @@ fi
 # as well as Debian's.
 if [[ "$mode" != release && "$mode" != intel ]]; then
     bash "$here/plugins.sh" install xla-cpu
+fi
+# Two older builds of it (ABI 0.106 and 0.81): make test runs the library,
+# check and Python on them too.
+if [[ "$mode" == test ]]; then
+    bash "$here/plugins.sh" install xla-cpu-106
+    bash "$here/plugins.sh" install xla-cpu-81
+fi
+if [[ "$mode" != release ]]; then
     bash "$here/python-env.sh" install
 fi
 # The wheel and the sdist are built, repaired and checked with these; the
