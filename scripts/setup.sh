@@ -31,19 +31,20 @@ set -euo pipefail
 here=$(dirname "$0")
 mode=${1:-demo}
 
-# Every mode: what builds the library, the plugin and the Python module;
-# patchelf makes the unpacked newer interpreters run on their own glibc.
-packages=(build-essential cmake python3-dev python3-venv patchelf)
+# Every mode: what builds the library, the plugin and the Python module.
+packages=(build-essential cmake python3-dev python3-venv)
 demo_packages=(libcmocka-dev python3-pip)
 debian_python=(python3-numpy python3-torch)
-test_packages=("${debian_python[@]}" clang libclang-rt-14-dev clang-format valgrind pkg-config python3-pytest)
+# patchelf makes the newer interpreters (test, release) run on their own glibc.
+test_packages=("${debian_python[@]}" clang libclang-rt-14-dev clang-format valgrind pkg-config python3-pytest
+    patchelf)
 bench_packages=("${debian_python[@]}" libtorch-dev gnuplot-nox)
 
 case "$mode" in
 demo) packages+=("${demo_packages[@]}") ;;
 test) packages+=("${demo_packages[@]}" "${test_packages[@]}") ;;
 bench) packages+=("${demo_packages[@]}" "${bench_packages[@]}") ;;
-release) ;;
+release) packages+=(patchelf) ;;
 *)
     echo "usage: setup.sh [demo|test|bench|release]" >&2
     exit 2

@@ -147,7 +147,8 @@ def _cell(v):
     if isinstance(v, dict) and "capsule" in v:
         kind = "versioned" if v["capsule"].endswith("versioned") else "legacy"
         ok = v["zero_copy"] and v["device"] == [14, 0] and v["strides"] == [4, 1]
-        return f"kDLOneAPI:0, {kind}, zero-copy ({v['maker']}'s tensor)" if ok else "WRONG"
+        maker = {"jax": "JAX's", "ours": "the module's"}.get(v["maker"], v["maker"])
+        return f"kDLOneAPI:0, {kind}, zero-copy ({maker} tensor)" if ok else "WRONG"
     if isinstance(v, dict):
         return "zero-copy" if v["zero_copy"] and v["values"] else \
             ("copy" if v["values"] else "WRONG")
@@ -165,6 +166,8 @@ def rows(r):
     line("export, DLPack 1.x asked", "jax_export_v1", "ours_export_v1")
     line("into JAX's own client (`pjax.client`), copy=False", "jax_to_jax_client",
          "ours_to_jax_client")
+    line("into a client of the library's own, the values", "jax_to_own_client",
+         "ours_to_own_client", cell=lambda v: "yes" if v is True else _cell(v))
     line("back into JAX from a view of the array", "jax_from_view", "ours_from_view")
     line("back into JAX from a buffer of JAX's client", "jax_from_jax_client",
          "ours_from_jax_client")
