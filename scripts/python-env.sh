@@ -56,6 +56,15 @@ install() {
     interpreters install "$version"
     interpreters venv "$version" "$dir" || die "cannot create a virtual environment of Python $version"
     local pip=("$dir/bin/python" -m pip --quiet --disable-pip-version-check --no-input)
+    # What the complete modern environments already hold and is the same on
+    # every interpreter (PyTorch's CUDA libraries): hard links, not written
+    # again (scripts/seed_env.py); pip installs the rest.
+    local sources=() other
+    for other in "$cache"/python-env*/; do
+        [[ -f "$other/.complete" && "${other%/}" != "$dir" ]] && sources+=("$other"lib/python3*/site-packages)
+    done
+    /usr/bin/python3 "$here/seed_env.py" "$pins" \
+        "$("$dir/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" "${sources[@]}"
     # Wheels from PJDL_WHEEL_POOL when it is set: scripts/setup.sh shares one
     # folder among the environments it makes, so that a wheel several of them
     # pin (PyTorch's CUDA libraries, ~2.5 GB) is downloaded once.

@@ -117,7 +117,8 @@ if [[ "$mode" == test ]]; then
     bash "$here/jax-env.sh" install ci
 fi
 # The modern environment on 3.13 and 3.14 (python-env-next.txt; about 6 GB
-# installed each, PyTorch's CUDA libraries from the pool above): the modern
+# each, of which PyTorch's CUDA libraries, 3 GB, are hard links to the same
+# files of the environment made before it, scripts/seed_env.py): the modern
 # suite runs on each.
 if [[ "$mode" == test ]]; then
     for version in $(/usr/bin/python3 "$here/debian_python.py" versions | tail -n +2); do
