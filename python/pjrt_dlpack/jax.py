@@ -1,16 +1,18 @@
 """DLPack for JAX arrays on every PJRT platform.
 
-JAX exports DLPack only from platforms named cpu, cuda or rocm, and imports
-only a fixed list of device types. This module exports any single-device
-``jax.Array``, on any platform (a plugin platform such as ``xpu`` included),
-as a DLPack tensor whose device type comes from pjrt_dlpack's platform
-registry (``xpu`` is ``kDLOneAPI``), and wraps the PJRT client JAX itself
-created for a C-API platform, so that DLPack tensors imported for that
-platform become buffers of JAX's own client. A sharded array goes out one
-tensor per shard (:func:`export_shards`) and comes back from one tensor
-per device (:func:`from_shards`). Tested with every JAX release from
-0.4.35 to 0.10.2; what a release lacks raises NotImplementedError naming
-the release that has it.
+JAX exports DLPack only from the platforms it knows (cpu; cuda, rocm and,
+from 0.11, oneapi), and imports only a fixed list of device types. This
+module exports any single-device ``jax.Array``, on any platform (a plugin
+platform such as ``xpu`` included), as a DLPack tensor whose device type
+comes from pjrt_dlpack's platform registry (``xpu`` is ``kDLOneAPI``), and
+wraps the PJRT client JAX itself created for a C-API platform, so that
+DLPack tensors imported for that platform become buffers of JAX's own
+client. A sharded array goes out one tensor per shard
+(:func:`export_shards`) and comes back from one tensor per device
+(:func:`from_shards`). Where JAX 0.11+ exports an array itself as asked, its
+own tensor is handed out (:func:`to_dlpack`). Tested with every JAX release
+from 0.4.35 to 0.12.1; what a release lacks raises NotImplementedError
+naming the release that has it.
 
     import pjrt_dlpack.jax as pjax
     t = pjax.export(x)                 # has __dlpack__ / __dlpack_device__
