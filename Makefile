@@ -1,5 +1,7 @@
 # The two quick-start commands (see README.md):
 #   make demo   the main job: the pjrt-dlpack checks and the exchange demo
+#   make demo-intel  the seed's exchange: JAX on Intel's oneAPI plugin and
+#               Intel's dpnp share device memory, on ze_sim
 #   make test   every test
 #   make bench  the benchmarks (Release build in build-bench); writes
 #               bench/results/results.md and latency.png
@@ -14,7 +16,7 @@ BUILD ?= build
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup build demo test fuzz bench clean format wheel sdist
+.PHONY: all setup build demo demo-intel test fuzz bench clean format wheel sdist
 
 all: build
 
@@ -23,6 +25,7 @@ all: build
 SETUP_FOR ?= demo
 test fuzz: SETUP_FOR = test
 bench: SETUP_FOR = bench
+demo-intel: SETUP_FOR = intel
 wheel sdist: SETUP_FOR = release
 
 setup:
@@ -37,6 +40,11 @@ build: setup
 
 demo: build
 	@bash scripts/demo.sh $(BUILD)
+
+# Intel's plugin on ze_sim with dpctl/dpnp and JAX (scripts/demo-intel.sh);
+# its set-up leaves out the modern environment (scripts/setup.sh intel).
+demo-intel: build
+	@bash scripts/demo-intel.sh $(BUILD)
 
 test: build
 	@bash scripts/test.sh $(BUILD)

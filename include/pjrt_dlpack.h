@@ -82,6 +82,16 @@ typedef enum pjdl_code {
  * calling thread's next call into the library. */
 PJDL_API const char *pjdl_last_error(void);
 
+/* Whether the calling thread's last failure was a copy refused: an import
+ * or export with copy NEVER (PJDL_COPY_NEVER) where only a copy could do
+ * what was asked (no view of the tensor's layout, device, read-only flag,
+ * alignment or sub-byte form is possible). Such a failure's code is the
+ * reason's (INVALID_ARGUMENT, or UNIMPLEMENTED for a plugin without views);
+ * this tells it apart from a tensor that cannot be taken at all, as the
+ * array API's ValueError does. Read after a failure only, like
+ * pjdl_last_error. */
+PJDL_API bool pjdl_last_error_is_copy_refused(void);
+
 /* The upper-case name of a code ("INVALID_ARGUMENT"); a static string. */
 PJDL_API const char *pjdl_code_name(pjdl_code code);
 
@@ -525,12 +535,14 @@ typedef struct pjdl_import_options {
  *
  * Ownership: on success the library owns `tensor` and calls its deleter
  * exactly once, when PJRT no longer needs the memory (after the view is
- * destroyed and unpinned, or as soon as a copy is complete). On failure the
- * caller keeps `tensor`; its deleter is not called. The deleter is read
- * once, during the call: the struct itself is not read after the call
- * returns. A tensor without a deleter (NULL) can be told nothing later, so
- * a copy of it is complete when the call returns, and only a view goes on
- * using its memory (until the buffer is released). Every field of the
+ * destroyed and unpinned, or, for a copy, before the call returns). On
+ * failure the caller keeps `tensor`; its deleter is not called. The deleter
+ * is read once, during the call: the struct itself is not read after the
+ * call returns. A copy has read the tensor's memory when the call returns:
+ * it holds the values of the import, whatever the producer writes later
+ * (the device copy itself may still be in flight: the buffer's ready event
+ * says when); only a view goes on using the memory (until the buffer is
+ * released). Every field of the
  * tensor is validated; a bad one is INVALID_ARGUMENT naming it. A read-only
  * tensor is never viewed as writable: it is copied or refused. A tensor of
  * another DLPack major version is INVALID_ARGUMENT (the caller decides

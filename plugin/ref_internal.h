@@ -427,11 +427,19 @@ PJRT_Error *ref_layout_parse(const PJRT_Buffer_MemoryLayout *layout, const char 
 /* Byte strides of the dense layout `minor_to_major`. */
 void ref_dense_strides(const int64_t *dims, size_t num_dims, size_t element_size,
                        const int64_t *minor_to_major, int64_t *strides);
+/* Whether the bytes [base + lo, base + hi) (lo <= 0 <= hi) lie inside the
+ * address space, worked out in integers: a pointer formed past its end is
+ * undefined behaviour, so none is formed before this holds. */
+static inline bool ref_span_fits(const void *base, int64_t lo, int64_t hi) {
+    uintptr_t b = (uintptr_t)base, end;
+    return (uintptr_t)0 - (uintptr_t)lo <= b && !__builtin_add_overflow(b, (uintptr_t)hi, &end);
+}
 /* Smallest and largest byte offset touched by an array with these strides
- * (for a non-empty array); INVALID_ARGUMENT on overflow. */
-PJRT_Error *ref_strides_span(const int64_t *dims, size_t num_dims, size_t element_size,
-                             const int64_t *strides, const char *fn, int64_t *min_offset,
-                             int64_t *max_offset);
+ * (for a non-empty array); INVALID_ARGUMENT on overflow, and when `base`
+ * (NULL: not checked) plus those offsets would leave the address space. */
+PJRT_Error *ref_strides_span(const void *base, const int64_t *dims, size_t num_dims,
+                             size_t element_size, const int64_t *strides, const char *fn,
+                             int64_t *min_offset, int64_t *max_offset);
 /* True if distinct indices map to disjoint bytes. */
 bool ref_strides_disjoint(const int64_t *dims, size_t num_dims, size_t element_size,
                           const int64_t *strides);

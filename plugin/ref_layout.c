@@ -119,7 +119,7 @@ void ref_dense_strides(const int64_t *dims, size_t n, size_t element_size, const
     }
 }
 
-PJRT_Error *ref_strides_span(const int64_t *dims, size_t n, size_t element_size,
+PJRT_Error *ref_strides_span(const void *base, const int64_t *dims, size_t n, size_t element_size,
                              const int64_t *strides, const char *fn, int64_t *min_offset,
                              int64_t *max_offset) {
     int64_t lo = 0, hi = (int64_t)element_size;
@@ -140,6 +140,9 @@ PJRT_Error *ref_strides_span(const int64_t *dims, size_t n, size_t element_size,
                                "%lld spans more than 2^63 bytes",
                                fn, i, (long long)dims[i], (long long)strides[i]);
     }
+    if (base != NULL && !ref_span_fits(base, lo, hi))
+        return REF_INVALID("%s: byte strides reach [%p%+lld, %p%+lld), outside the address space",
+                           fn, base, (long long)lo, base, (long long)hi);
     *min_offset = lo;
     *max_offset = hi;
     return NULL;

@@ -170,7 +170,7 @@ static PJRT_Error *host_strides(PJRT_Client_BufferFromHostBuffer_Args *args, con
         return REF_INVALID("%s: byte_strides is NULL but num_byte_strides is %zu", fn, n);
     memcpy(strides, args->byte_strides, n * sizeof(int64_t));
     int64_t lo = 0, hi = 0;
-    return ref_strides_span(shape->dims, n, shape->element_size, strides, fn, &lo, &hi);
+    return ref_strides_span(args->data, shape->dims, n, shape->element_size, strides, fn, &lo, &hi);
 }
 
 static bool same_strides(const ref_shape *shape, const int64_t *strides) {
@@ -381,7 +381,7 @@ static PJRT_Error *host_layout_strides(PJRT_Buffer *b, const PJRT_Buffer_MemoryL
     memcpy(strides, s->byte_strides, b->num_dims * sizeof(int64_t));
     int64_t lo = 0, hi = 0;
     PJRT_Error *err =
-        ref_strides_span(b->dims, b->num_dims, b->element_size, strides, fn, &lo, &hi);
+        ref_strides_span(NULL, b->dims, b->num_dims, b->element_size, strides, fn, &lo, &hi);
     if (err != NULL)
         return err;
     if (lo < 0)
@@ -411,6 +411,9 @@ PJRT_Error *ref_PJRT_Buffer_ToHostBuffer(PJRT_Buffer_ToHostBuffer_Args *args) {
     if (args->dst_size < needed)
         return REF_INVALID("%s: dst_size is %zu bytes; the buffer needs %zu", fn, args->dst_size,
                            needed);
+    if (!ref_span_fits(args->dst, 0, (int64_t)needed))
+        return REF_INVALID("%s: dst [%p, +%zu bytes) reaches past the end of the address space", fn,
+                           args->dst, needed);
     ref_mem *src;
     if ((err = acquire_source(b, fn, &src)) != NULL)
         return err;
@@ -512,6 +515,9 @@ PJRT_Error *ref_PJRT_Buffer_CopyRawToHost(PJRT_Buffer_CopyRawToHost_Args *args) 
                            (long long)args->offset, (long long)args->transfer_size, b->size);
     if (args->dst == NULL && args->transfer_size > 0)
         return REF_INVALID("%s: dst is NULL", fn);
+    if (!ref_span_fits(args->dst, 0, args->transfer_size))
+        return REF_INVALID("%s: dst [%p, +%lld bytes) reaches past the end of the address space",
+                           fn, args->dst, (long long)args->transfer_size);
     ref_mem *src;
     PJRT_Error *err = acquire_source(b, fn, &src);
     if (err != NULL)

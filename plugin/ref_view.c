@@ -24,6 +24,9 @@ static PJRT_Error *check_address(ref_memory *memory, void *ptr, const ref_shape 
                                  const char *fn) {
     if (ptr == NULL)
         return REF_INVALID("%s: device_buffer_ptr is NULL", fn);
+    if (!ref_span_fits(ptr, 0, (int64_t)shape->size))
+        return REF_INVALID("%s: [%p, +%zu bytes) reaches past the end of the address space", fn,
+                           ptr, shape->size);
     /* Element sizes are powers of two (ref_type_size): a mask, not a
      * division, on this per-view path. */
     if (((uintptr_t)ptr & (shape->element_size - 1)) != 0)

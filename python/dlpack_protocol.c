@@ -148,6 +148,10 @@ static int wants_device_copy(pjdl_buffer *buffer, const pjdl_export_options *opt
  * lout is set. Touches no Python object. */
 static pjdl_code export_device_copy(pjdl_buffer *buffer, const pjdl_export_options *opts,
                                     DLManagedTensorVersioned **vout, DLManagedTensor **lout) {
+    DLDevice own_dl;
+    pjdl_code own_rc = pjdl_buffer_dl_device(buffer, &own_dl);
+    if (own_rc != PJDL_OK)
+        return own_rc;
     pjdl_export_options host_opts = PJDL_EXPORT_OPTIONS_INIT;
     host_opts.copy = PJDL_COPY_ALWAYS;
     DLManagedTensorVersioned *host = NULL;
@@ -168,7 +172,8 @@ static pjdl_code export_device_copy(pjdl_buffer *buffer, const pjdl_export_optio
     pjdl_export_options out = *opts;
     out.mode = PJDL_EXPORT_SHARE;
     out.copy = PJDL_COPY_IF_NEEDED;
-    out.has_dl_device = false;
+    out.has_dl_device = true; /* the copy's device: no host copy of it */
+    out.dl_device = own_dl;
     if (vout != NULL) {
         rc = pjdl_buffer_export(copy, &out, vout);
         if (rc == PJDL_OK)
@@ -215,8 +220,7 @@ static int parse_export_options(PyObject *const a[ARG_COUNT], pjdl_buffer *buffe
     *versioned = 0;
     int64_t pair[2];
     if (a[ARG_MAX_VERSION] != Py_None) {
-        if (pjpy_int_pair(a[ARG_MAX_VERSION], "max_version", pjpy_dl_version_range,
-                          pjpy_dlpack_error, pair) < 0)
+        if (pjpy_version_pair(a[ARG_MAX_VERSION], "max_version", pjpy_dlpack_error, pair) < 0)
             return -1;
         *versioned = pair[0] >= 1;
     }
@@ -248,11 +252,25 @@ static int parse_export_options(PyObject *const a[ARG_COUNT], pjdl_buffer *buffe
     return 0;
 }
 
-/* Reads stream= into *opts. 0, or -1 with an exception set. */
+/* Reads stream= into *opts. 0, or -1 with an exception set. A SYCL
+ * consumer's dpctl.SyclQueue (dpctl, dpnp) is taken as no stream: the
+ * export waits for the buffer's ready event, after which work on any queue
+ * sees the data (a queue of another SYCL runtime than the plugin's cannot
+ * be ordered otherwise; sycl.c). */
 static int parse_export_stream(PyObject *stream, pjdl_buffer *buffer, const char *fname,
                                pjdl_export_options *opts) {
     if (stream == Py_None)
         return 0;
+    int queue = PyLong_Check(stream) ? 0 : pjpy_is_sycl_queue(stream);
+    if (queue != 0)
+        return queue < 0 ? -1 : 0;
+    if (!PyLong_Check(stream) && !PyIndex_Check(stream)) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s: stream must be None, an int (a stream of the buffer's device) or a "
+                     "dpctl.SyclQueue, not %.100s",
+                     fname, Py_TYPE(stream)->tp_name);
+        return -1;
+    }
     int64_t s;
     if (pjpy_int_arg(stream, "stream", INTPTR_MIN, INTPTR_MAX, pjpy_dlpack_error, &s) < 0 ||
         check_stream_value(buffer, s, fname) < 0)
@@ -278,6 +296,24 @@ static pjdl_code export_tensor(pjdl_buffer *buffer, const pjdl_export_options *o
     return pjdl_buffer_export_legacy(buffer, opts, lout);
 }
 
+/* The options the library is given: the consumer's, with dl_device set to
+ * the buffer's own device when none was asked for and the host cannot read
+ * that memory. A tensor handed out without dl_device must be on the device
+ * __dlpack_device__ names (the array API's contract), so an export that
+ * only a host copy could make (a legacy tensor of padded sub-byte
+ * elements, a layout strides cannot say) is refused instead of moving the
+ * data to the host. */
+static pjdl_export_options on_own_device(pjdl_buffer *buffer, const pjdl_export_options *opts) {
+    pjdl_export_options pinned = *opts;
+    DLDevice own;
+    if (!opts->has_dl_device && pjdl_buffer_dl_device(buffer, &own) == PJDL_OK &&
+        !pjdl_dl_device_type_host_reachable(own.device_type)) {
+        pinned.has_dl_device = true;
+        pinned.dl_device = own;
+    }
+    return pinned;
+}
+
 /* export_tensor with the GIL kept when the export is known not to block
  * and released otherwise; exactly one of vout / lout is set. */
 static pjdl_code export_from(pjpy_buffer *self, const pjdl_export_options *opts,
@@ -291,7 +327,8 @@ static pjdl_code export_from(pjpy_buffer *self, const pjdl_export_options *opts,
             pjpy_drain_deferred();
         return rc;
     }
-    PJPY_NOGIL_RC(rc, export_tensor(self->buffer, opts, device_copy, vout, lout));
+    pjdl_export_options pinned = on_own_device(self->buffer, opts);
+    PJPY_NOGIL_RC(rc, export_tensor(self->buffer, &pinned, device_copy, vout, lout));
     if (rc == PJDL_OK)
         note_export(self, opts, vout != NULL ? (*vout)->dl_tensor.data : (*lout)->dl_tensor.data);
     return rc;

@@ -180,15 +180,16 @@ PJRT_Buffer_Type pjpy_type_from_format(const char *format, Py_ssize_t itemsize) 
 
 PyObject *pjpy_ml_dtypes_view(PyObject *obj, PJRT_Buffer_Type *type) {
     PyObject *dtype = PyObject_GetAttrString(obj, "dtype");
-    PyObject *kind = dtype ? PyObject_GetAttrString(dtype, "kind") : NULL;
+    /* NumPy's isbuiltin: 2 for a user-defined dtype such as ml_dtypes'
+     * (whose kind is 'V', or 'f' for float8_e5m2), 0 or 1 for NumPy's own. */
+    PyObject *kind = dtype ? PyObject_GetAttrString(dtype, "isbuiltin") : NULL;
     PyObject *name = kind ? PyObject_GetAttrString(dtype, "name") : NULL;
     PyObject *size = name ? PyObject_GetAttrString(dtype, "itemsize") : NULL;
     PyObject *view = NULL;
-    const char *k = size && PyUnicode_Check(kind) ? PyUnicode_AsUTF8(kind) : NULL;
-    const char *n = k && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+    int user = size && PyLong_Check(kind) && PyLong_AsLong(kind) == 2;
+    const char *n = user && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
     long itemsize = n ? PyLong_AsLong(size) : -1;
-    for (int t = PJRT_Buffer_Type_PRED; n && strcmp(k, "V") == 0 && t <= PJRT_Buffer_Type_F6E3M2FN;
-         t++) {
+    for (int t = PJRT_Buffer_Type_PRED; n && t <= PJRT_Buffer_Type_F6E3M2FN; t++) {
         const char *known = pjpy_dtype_name((PJRT_Buffer_Type)t);
         if (known == NULL || strcmp(known, n) != 0 || itemsize < 1 || itemsize > 8)
             continue;

@@ -29,17 +29,20 @@ int pjpy_errors_init(PyObject *module) {
     Py_DECREF(bases);
     if (pjpy_dlpack_error == NULL)
         return -1;
-    /* The array API standard asks from_dlpack for a ValueError when the
-     * requested device needs a copy and copy=False, while its `copy`
-     * parameter asks for a BufferError in the same case: one type that is
-     * both satisfies callers written against either sentence. */
+    /* The array API standard asks from_dlpack for a ValueError whenever
+     * copy=False and a copy would be needed, while __dlpack__'s `copy`
+     * asks for a BufferError in the same case: one type that is both
+     * satisfies callers written against either sentence. Every such
+     * refusal raises it: a device, a layout, an alignment, a read-only
+     * tensor, a sub-byte form, a producer's copy. */
     bases = PyTuple_Pack(2, pjpy_dlpack_error, PyExc_ValueError);
     if (bases == NULL)
         return -1;
     pjpy_dlpack_copy_error = PyErr_NewExceptionWithDoc(
         "pjrt_dlpack.DLPackCopyError",
-        "A DLPackError that is also a ValueError: the requested device needs a copy, but "
-        "copy=False.",
+        "A DLPackError that is also a ValueError: copy=False, and no view is possible as "
+        "asked (another device or memory, a layout, alignment, read-only flag or sub-byte form "
+        "PJRT cannot view, or a copy the producer made).",
         bases, NULL);
     Py_DECREF(bases);
     if (pjpy_dlpack_copy_error == NULL)
@@ -98,6 +101,8 @@ PyObject *pjpy_raise_error(pjdl_code code) {
 }
 
 PyObject *pjpy_raise_exchange(pjdl_code code) {
+    if (pjdl_last_error_is_copy_refused())
+        return pjpy_raise(pjpy_dlpack_copy_error, code);
     switch (code) {
     case PJDL_INVALID_ARGUMENT:
     case PJDL_NOT_FOUND:

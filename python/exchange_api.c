@@ -71,12 +71,24 @@ static int make_view(pjpy_buffer *self) {
         void *data = NULL;
         shared = pjdl_buffer_data_pointer(self->buffer, &data) == PJDL_OK && data == src->data;
     }
-    if (!shared) {
+    /* A bare DLTensor has no flags: memory that a flag describes (sub-byte
+     * elements one per byte, read-only data) would read as packed and
+     * writable, wrong without a word. */
+    uint64_t flags = t->flags & ~(uint64_t)DLPACK_FLAG_BITMASK_IS_COPIED;
+    if (!shared || flags != 0) {
         PJPY_NOGIL(t->deleter(t));
         PyErr_SetString(pjpy_dlpack_error,
-                        "dltensor_from_py_object_no_sync: the buffer's layout cannot be described "
-                        "without a copy, and a borrowed DLTensor cannot own one; use "
-                        "managed_tensor_from_py_object_no_sync");
+                        !shared ? "dltensor_from_py_object_no_sync: the buffer's layout cannot be "
+                                  "described without a copy, and a borrowed DLTensor cannot own "
+                                  "one; use managed_tensor_from_py_object_no_sync"
+                        : (flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED)
+                            ? "dltensor_from_py_object_no_sync: the buffer's sub-byte elements "
+                              "are one per byte, which a DLTensor, having no flags, cannot say "
+                              "(it would read as packed); use "
+                              "managed_tensor_from_py_object_no_sync"
+                            : "dltensor_from_py_object_no_sync: the buffer's memory is flagged "
+                              "(read-only), which a DLTensor, having no flags, cannot say; use "
+                              "managed_tensor_from_py_object_no_sync");
         return -1;
     }
     size_t n = src->ndim > 0 ? (size_t)src->ndim : 0;
@@ -249,7 +261,10 @@ static int prototype_size(const DLTensor *prototype, DLManagedTensorVersioned **
                           (int)prototype->ndim, prototype->shape ? "a" : "no");
     if (pjdl_dtype_to_pjrt(prototype->dtype, type) != PJDL_OK)
         return alloc_fail(e, "BufferError", "%s", pjdl_last_error());
+    /* The host form pjdl_buffer_from_host takes: a sub-byte type's elements
+     * one byte each (pjdl_pjrt_type_size says 0 for them). */
     size_t elem = pjdl_pjrt_type_size(*type);
+    elem = elem == 0 ? 1 : elem;
     *count = 1;
     for (int32_t i = 0; i < prototype->ndim; i++) {
         int64_t d = prototype->shape[i];
@@ -290,7 +305,7 @@ static int allocator_client(DLDevice dl, pjpy_client **client, pjdl_memory **mem
 static int export_zeros(pjdl_client *lib_client, const DLTensor *prototype, PJRT_Buffer_Type type,
                         size_t count, pjdl_memory *memory, DLManagedTensorVersioned **out,
                         alloc_error *e) {
-    size_t elem = pjdl_pjrt_type_size(type);
+    size_t elem = pjdl_pjrt_type_size(type) > 0 ? pjdl_pjrt_type_size(type) : 1;
     void *zeros = calloc(count > 0 ? count : 1, elem);
     if (zeros == NULL)
         return alloc_fail(e, "MemoryError", "out of memory for %zu bytes", count * elem);

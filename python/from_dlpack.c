@@ -107,12 +107,29 @@ enum {
     NAME_MAX_VERSION,
     NAME_DL_DEVICE,
     NAME_COPY,
+    NAME_TORCH,
+    NAME_STRIDED,
+    NAME_LAYOUT,
+    NAME_REQUIRES_GRAD,
+    NAME_IS_QUANTIZED,
+    NAME_IS_CONJ,
+    NAME_IS_NEG,
     NAME_COUNT
 };
-static const char *const name_text[NAME_COUNT] = {
-    "__dlpack__", "__dlpack_device__", "__dlpack_c_exchange_api__",
-    "stream",     "max_version",       "dl_device",
-    "copy"};
+static const char *const name_text[NAME_COUNT] = {"__dlpack__",
+                                                  "__dlpack_device__",
+                                                  "__dlpack_c_exchange_api__",
+                                                  "stream",
+                                                  "max_version",
+                                                  "dl_device",
+                                                  "copy",
+                                                  "torch",
+                                                  "strided",
+                                                  "layout",
+                                                  "requires_grad",
+                                                  "is_quantized",
+                                                  "is_conj",
+                                                  "is_neg"};
 static PyObject *names[NAME_COUNT];
 /* (DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION), the max_version we ask for. */
 static PyObject *our_version;
@@ -208,19 +225,16 @@ static PyObject *call_method(PyObject *x, PyObject *name, PyObject *const *kwval
  * and dl_device when the data should come to the host from a device only
  * the producer can read), then, for producers that do not know those
  * keywords (NumPy 1.24, PyTorch 1.13), without them: *plain is then set. */
-static PyObject *request_capsule(PyObject *x, pjdl_copy copy, int has_stream, long long stream,
+static PyObject *request_capsule(PyObject *x, pjdl_copy copy, PyObject *stream_obj,
                                  const DLDevice *dl_device, int *plain) {
     *plain = 0;
     if (names_ready() < 0)
         return NULL;
     PyObject *values[4], *keys[4];
     Py_ssize_t n = 0;
-    PyObject *stream_obj = NULL, *dev = NULL, *kwnames = NULL, *capsule = NULL;
-    int missing = 0;
+    PyObject *dev = NULL, *kwnames = NULL, *capsule = NULL;
+    int missing = 0, has_stream = stream_obj != NULL;
     if (has_stream) {
-        stream_obj = PyLong_FromLongLong(stream);
-        if (stream_obj == NULL)
-            goto done;
         keys[n] = names[NAME_STREAM];
         values[n++] = stream_obj;
     }
@@ -268,7 +282,6 @@ static PyObject *request_capsule(PyObject *x, pjdl_copy copy, int has_stream, lo
 done:
     Py_XDECREF(kwnames);
     Py_XDECREF(dev);
-    Py_XDECREF(stream_obj);
     return capsule;
 }
 
@@ -299,18 +312,29 @@ static int producer_device(PyObject *x, DLDevice *dl) {
 
 /* ------------------------------------------------- the C exchange API */
 
-/* The exchange tables of recently seen producer types (NULL api: the type
- * has none), so that an import does not look the attribute up each time, as
- * the DLPack header suggests. An entry is trusted only while the type's
- * version tag is the one it had: CPython changes the tag whenever an
- * attribute of the type (or of a base) changes, and never gives a tag to two
- * types of one tag space (tag_space), so a freed type whose address is
- * reused cannot match either. */
+/* What is known of a producer type: the exchange table its instances may be
+ * taken through (NULL: none, or none that answers as its __dlpack__ does),
+ * and whether it is PyTorch's Tensor or a subclass that keeps its
+ * __torch_function__, whose tensors get the checks of torch_tensor_kind (a
+ * subclass with its own, such as ReadOnlyTensorWrapper, would run it on
+ * every attribute read: it is taken through its __dlpack__ alone). */
+typedef struct {
+    const DLPackExchangeAPI *api;
+    int torch;
+} producer_info;
+
+/* The producer facts of recently seen types, so that an import does not
+ * look them up each time, as the DLPack header suggests. An entry is
+ * trusted only while the type's version tag is the one it had: CPython
+ * changes the tag whenever an attribute of the type (or of a base)
+ * changes, and never gives a tag to two types of one tag space
+ * (tag_space), so a freed type whose address is reused cannot match
+ * either. */
 typedef struct {
     PyTypeObject *type;
     unsigned int tag;
     int64_t space;
-    const DLPackExchangeAPI *api;
+    producer_info info;
 } api_cache_entry;
 enum { API_CACHE_SIZE = 8 };
 static api_cache_entry api_cache[API_CACHE_SIZE]; /* guarded by the GIL */
@@ -356,42 +380,144 @@ static const DLPackExchangeAPI *usable_api(PyObject *capsule) {
     return NULL;
 }
 
-/* Sets *api to the exchange table of x's type, or NULL when it publishes
- * none we can use. 0, or -1 with an exception set. */
-static int exchange_api_of(PyObject *x, const DLPackExchangeAPI **api) {
-    PyTypeObject *tp = Py_TYPE(x);
-    int64_t space = tag_space();
-    if (type_tag_valid(tp)) {
-        for (int i = 0; i < API_CACHE_SIZE; i++) {
-            if (api_cache[i].type == tp && api_cache[i].tag == tp->tp_version_tag &&
-                api_cache[i].space == space) {
-                *api = api_cache[i].api;
-                return 0;
-            }
-        }
+/* The type in tp's method resolution order whose own dictionary defines
+ * `name` (a borrowed reference), or NULL. */
+static PyTypeObject *defining_type(PyTypeObject *tp, const char *name) {
+    PyObject *mro = tp->tp_mro;
+    for (Py_ssize_t i = 0; mro != NULL && i < PyTuple_GET_SIZE(mro); i++) {
+        PyTypeObject *base = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+        if (base->tp_dict != NULL && PyDict_GetItemString(base->tp_dict, name) != NULL)
+            return base;
     }
-    if (names_ready() < 0)
-        return -1;
-    *api = NULL;
+    return NULL;
+}
+
+/* PyTorch's Tensor when `tp` is it or derives from it (by name: the module
+ * never imports torch), else NULL. */
+static PyTypeObject *torch_tensor_base(PyTypeObject *tp) {
+    PyObject *mro = tp->tp_mro;
+    for (Py_ssize_t i = 0; mro != NULL && i < PyTuple_GET_SIZE(mro); i++) {
+        PyTypeObject *base = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+        PyObject *module = base->tp_dict ? PyDict_GetItemString(base->tp_dict, "__module__") : NULL;
+        if (strcmp(base->tp_name, "Tensor") == 0 && module != NULL && PyUnicode_Check(module) &&
+            PyUnicode_CompareWithASCIIString(module, "torch") == 0)
+            return base;
+    }
+    return NULL;
+}
+
+/* Whether instances of tp answer the exchange table's calls as their own
+ * __dlpack__ would: tp must not redefine what the type that published the
+ * table defines for the protocol (a subclass's __dlpack__, or PyTorch's
+ * __torch_function__ through which Tensor.__dlpack__ runs a subclass's
+ * code); such a subclass is taken through its __dlpack__. */
+static int table_is_faithful(PyTypeObject *tp) {
+    PyTypeObject *publisher = defining_type(tp, "__dlpack_c_exchange_api__");
+    static const char *const protocol[] = {"__dlpack__", "__dlpack_device__", "__torch_function__"};
+    for (size_t i = 0; publisher != NULL && i < sizeof protocol / sizeof protocol[0]; i++)
+        if (defining_type(tp, protocol[i]) != defining_type(publisher, protocol[i]))
+            return 0;
+    return publisher != NULL;
+}
+
+/* Looks up what producer_info says of tp (not cached). 0, or -1 with an
+ * exception set. */
+static int producer_info_of_type(PyTypeObject *tp, producer_info *info) {
+    info->api = NULL;
+    PyTypeObject *torch = torch_tensor_base(tp);
+    info->torch = torch != NULL && defining_type(tp, "__torch_function__") ==
+                                       defining_type(torch, "__torch_function__");
     /* On the type, not the instance: the attribute belongs to the type. */
     PyObject *capsule = PyObject_GetAttr((PyObject *)tp, names[NAME_EXCHANGE_API]);
     if (capsule == NULL) {
         if (!PyErr_ExceptionMatches(PyExc_AttributeError))
             return -1;
         PyErr_Clear();
-    } else {
-        *api = usable_api(capsule);
-        Py_DECREF(capsule);
+        return 0;
     }
+    const DLPackExchangeAPI *api = usable_api(capsule);
+    Py_DECREF(capsule);
+    if (api != NULL && (pjpy_exchange_api_is_ours(api) ||
+                        (table_is_faithful(tp) && (torch == NULL || info->torch))))
+        info->api = api;
+    return 0;
+}
+
+/* Sets *info for x's type. 0, or -1 with an exception set. */
+static int producer_info_of(PyObject *x, producer_info *info) {
+    PyTypeObject *tp = Py_TYPE(x);
+    int64_t space = tag_space();
+    if (type_tag_valid(tp)) {
+        for (int i = 0; i < API_CACHE_SIZE; i++) {
+            if (api_cache[i].type == tp && api_cache[i].tag == tp->tp_version_tag &&
+                api_cache[i].space == space) {
+                *info = api_cache[i].info;
+                return 0;
+            }
+        }
+    }
+    if (names_ready() < 0 || producer_info_of_type(tp, info) < 0)
+        return -1;
     /* The lookup gave the type a version tag if it can have one. */
     if (type_tag_valid(tp)) {
         api_cache_entry *e = &api_cache[api_cache_next++ % API_CACHE_SIZE];
         e->type = tp;
         e->tag = tp->tp_version_tag;
         e->space = space;
-        e->api = *api;
+        e->info = *info;
     }
     return 0;
+}
+
+/* What a PyTorch tensor is to DLPack. */
+enum { TORCH_PLAIN, TORCH_REFUSED_BY_DLPACK, TORCH_NEGATIVE, TORCH_ERROR = -1 };
+
+/* The truth of x.<names[name]> (a method called when `call`). 1, 0, or -1. */
+static int torch_flag(PyObject *x, int name, int call) {
+    PyObject *v =
+        call ? PyObject_CallMethodNoArgs(x, names[name]) : PyObject_GetAttr(x, names[name]);
+    if (v == NULL)
+        return -1;
+    int truth = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return truth;
+}
+
+/* Tensor.__dlpack__ refuses a tensor that requires grad, one with the
+ * conjugate bit, a layout other than strided and a quantized one with a
+ * BufferError; PyTorch's exchange table checks none of them (it exported
+ * torch.conj(x) un-conjugated). Such a tensor is taken through __dlpack__,
+ * which raises the producer's own refusal (TORCH_REFUSED_BY_DLPACK). A
+ * negative view (the negative bit) is exported by both as its memory,
+ * which holds the values negated: refused here (TORCH_NEGATIVE). */
+static int torch_tensor_kind(PyObject *x) {
+    static const struct {
+        int name, call;
+    } refusals[] = {{NAME_REQUIRES_GRAD, 0}, {NAME_IS_QUANTIZED, 0}, {NAME_IS_CONJ, 1}};
+    if (names_ready() < 0)
+        return TORCH_ERROR;
+    for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++) {
+        int on = torch_flag(x, refusals[i].name, refusals[i].call);
+        if (on != 0)
+            return on < 0 ? TORCH_ERROR : TORCH_REFUSED_BY_DLPACK;
+    }
+    /* torch.strided, from the torch module the tensor's type comes from
+     * (looked up each time: the module may run in several interpreters). */
+    PyObject *torch = PyImport_GetModule(names[NAME_TORCH]);
+    PyObject *strided = torch ? PyObject_GetAttr(torch, names[NAME_STRIDED]) : NULL;
+    PyObject *layout = strided ? PyObject_GetAttr(x, names[NAME_LAYOUT]) : NULL;
+    Py_XDECREF(torch);
+    int kind = layout == NULL      ? TORCH_ERROR
+               : layout != strided ? TORCH_REFUSED_BY_DLPACK
+                                   : TORCH_PLAIN;
+    Py_XDECREF(layout);
+    Py_XDECREF(strided);
+    if (kind == TORCH_ERROR && !PyErr_Occurred())
+        PyErr_SetString(pjpy_dlpack_error, "from_dlpack: a torch.Tensor, but no torch module");
+    if (kind != TORCH_PLAIN)
+        return kind;
+    int neg = torch_flag(x, NAME_IS_NEG, 1);
+    return neg < 0 ? TORCH_ERROR : neg ? TORCH_NEGATIVE : TORCH_PLAIN;
 }
 
 static void call_deleter(void *tensor) {
@@ -462,31 +588,43 @@ static int check_tensor(const DLManagedTensorVersioned *versioned, const DLTenso
         return -1;
     }
     if (versioned != NULL && (versioned->flags & DLPACK_FLAG_BITMASK_IS_COPIED)) {
-        PyErr_SetString(pjpy_dlpack_error,
+        PyErr_SetString(pjpy_dlpack_copy_error,
                         "from_dlpack: copy=False, but the producer exported a copy");
         return -1;
     }
     return 0;
 }
 
-/* For a producer on a device with streams that one of `clients` drives: the
- * stream the producer should order its work before (the device's stream).
- * Returns 1 with *stream set, 0 for "no stream". */
+/* What consumer_stream found. */
+enum { STREAM_NONE, STREAM_ONE, STREAM_AMBIGUOUS };
+
+/* For a producer on a device with streams that `clients` drive: the stream
+ * the producer should order its work before (the device's stream), when
+ * every client that has the DLDevice has that same stream: STREAM_ONE with
+ * *stream set. STREAM_NONE: host memory, or no client's device has a
+ * stream. STREAM_AMBIGUOUS: several clients have the DLDevice with
+ * different streams (two clients of one plugin): which one holds the
+ * memory, and so whose stream to name, only an import can tell
+ * (from_each_client). */
 static int consumer_stream(DLDevice dl, pjpy_client *const *clients, size_t n, long long *stream) {
     if (pjdl_dl_device_type_host_reachable(dl.device_type))
-        return 0;
+        return STREAM_NONE;
+    int found = STREAM_NONE, seen = 0;
     for (size_t i = 0; i < n; i++) {
         pjdl_device *device = NULL;
         if (pjdl_client_find_dl(clients[i]->client, dl, &device, NULL) != PJDL_OK)
             continue;
         intptr_t s = 0;
-        if (pjdl_device_stream(device, &s) == PJDL_OK) {
+        int has = pjdl_device_stream(device, &s) == PJDL_OK;
+        if (seen && (has != (found == STREAM_ONE) || (has && (long long)s != *stream)))
+            return STREAM_AMBIGUOUS;
+        seen = 1;
+        if (has) {
+            found = STREAM_ONE;
             *stream = (long long)s;
-            return 1;
         }
-        return 0;
     }
-    return 0;
+    return found;
 }
 
 /* No-sync export: the data is ready on the producer's current stream, and
@@ -514,8 +652,8 @@ static int take_producer_stream(const DLPackExchangeAPI *api, DLDevice src, impo
         return -1;
     }
     long long own = 0;
-    if (consumer_stream(src, req->clients, req->num_clients, &own) &&
-        (intptr_t)own != (intptr_t)stream)
+    int ours = consumer_stream(src, req->clients, req->num_clients, &own);
+    if (ours == STREAM_AMBIGUOUS || (ours == STREAM_ONE && (intptr_t)own != (intptr_t)stream))
         return 1;
     if (stream != NULL) {
         req->opts.has_stream = true;
@@ -691,13 +829,17 @@ static int resolve_request(pjpy_client *const *clients, size_t num_clients, PyOb
 
 /* A capsule from x.__dlpack__, negotiated from x.__dlpack_device__: a host
  * copy when only the producer can make one (to the host, or on its device
- * under copy=True), and the stream of the device the data is on when one of
- * the clients drives it. */
-static PyObject *capsule_from_producer(PyObject *x, import_request *req) {
+ * under copy=True), and the stream of the device the data is on when the
+ * clients drive it. NULL with no exception and *ambiguous set when several
+ * clients drive that device with different streams (from_each_client). */
+static PyObject *capsule_from_producer(PyObject *x, import_request *req, int *ambiguous,
+                                       DLDevice *src) {
     DLDevice src_dl;
+    *ambiguous = 0;
     int has_src = producer_device(x, &src_dl);
     if (has_src < 0)
         return NULL;
+    *src = src_dl;
     if (has_src && req->target != NULL && req->opts.copy == PJDL_COPY_NEVER &&
         !pjdl_dl_device_same(src_dl, *req->target)) {
         raise_move_needs_copy("data", src_dl, *req->target);
@@ -705,19 +847,38 @@ static PyObject *capsule_from_producer(PyObject *x, import_request *req) {
     }
     static const DLDevice host = {kDLCPU, 0};
     const DLDevice *ask_dl = has_src && needs_producer_copy(src_dl, req->target) ? &host : NULL;
+    /* A SYCL producer (dpctl, dpnp) takes its own dpctl.SyclQueue, never a
+     * stream of the plugin's runtime: it is asked with that queue, which is
+     * then waited for on the host, and the import names no stream (sycl.c). */
+    PyObject *stream_obj = NULL;
+    int on_device =
+        has_src && ask_dl == NULL && !pjdl_dl_device_type_host_reachable(src_dl.device_type);
+    if (on_device && pjpy_sycl_queue_of(x, &stream_obj) < 0)
+        return NULL;
+    PyObject *queue = stream_obj;
     long long stream = 0;
-    int has_stream = has_src && ask_dl == NULL
-                         ? consumer_stream(src_dl, req->clients, req->num_clients, &stream)
-                         : 0;
-    req->opts.has_stream = has_stream == 1;
+    int streams = on_device && queue == NULL
+                      ? consumer_stream(src_dl, req->clients, req->num_clients, &stream)
+                      : STREAM_NONE;
+    if (streams == STREAM_AMBIGUOUS) {
+        *ambiguous = 1;
+        return NULL;
+    }
+    int has_stream = streams == STREAM_ONE;
+    req->opts.has_stream = has_stream;
     req->opts.stream = (intptr_t)stream;
+    if (has_stream == 1 && (stream_obj = PyLong_FromLongLong(stream)) == NULL)
+        return NULL;
     /* copy=False is passed on, and copy=True where only the producer can
      * copy; otherwise the copy is the library's, and nothing is asked. */
     int ask_copy = has_src && needs_producer_device_copy(src_dl, req), plain;
     pjdl_copy ask =
         ask_copy ? PJDL_COPY_ALWAYS
                  : (req->opts.copy == PJDL_COPY_NEVER ? PJDL_COPY_NEVER : PJDL_COPY_IF_NEEDED);
-    PyObject *capsule = request_capsule(x, ask, has_stream, stream, ask_dl, &plain);
+    PyObject *capsule = request_capsule(x, ask, stream_obj, ask_dl, &plain);
+    if (capsule != NULL && queue != NULL && pjpy_sycl_wait(queue) < 0)
+        Py_CLEAR(capsule);
+    Py_XDECREF(stream_obj);
     /* The producer made the copy: the import views it. A producer that
      * took no keywords made none, and the import still asks for one. */
     if (capsule != NULL && ask_copy && !plain)
@@ -826,13 +987,88 @@ static int prefer_own_client(PyObject *x, import_request *req, pjpy_client ***or
     return 0;
 }
 
+/* device= a Device (not a Memory) and x one of our Buffers on that device:
+ * the target is the memory x is in, so that placing an array on the device
+ * it is on never copies (a Buffer in the device's pinned_host memory
+ * stays there; the device's default memory is for data from elsewhere).
+ * 0, or -1 with an exception set. */
+static int keep_own_memory(PyObject *x, import_request *req) {
+    if (req->opts.device == NULL || req->opts.memory != NULL ||
+        !PyObject_TypeCheck(x, &pjpy_buffer_type) || ((pjpy_buffer *)x)->buffer == NULL)
+        return 0;
+    pjdl_buffer *b = ((pjpy_buffer *)x)->buffer;
+    if (pjdl_buffer_device(b) != req->opts.device)
+        return 0;
+    req->opts.memory = pjdl_buffer_memory(b);
+    if (pjdl_device_dl(req->opts.device, req->opts.memory, &req->target_dl) != PJDL_OK) {
+        pjpy_raise_exchange(PJDL_UNIMPLEMENTED);
+        return -1;
+    }
+    return 0;
+}
+
+/* Several clients drive the producer's device with different streams (two
+ * clients of one plugin): each in turn is asked for its stream and offered
+ * the tensor alone, so that the producer orders its work before the stream
+ * of the client that takes the memory, never another's. A producer or a
+ * client that refuses (the memory is not that client's, the stream not the
+ * producer's) passes to the next; when all refuse, the first one's
+ * exception is raised. */
+static PyObject *from_each_client(PyObject *x, const import_request *req, DLDevice src) {
+    PyObject *buffer = NULL, *type = NULL, *value = NULL, *tb = NULL;
+    for (size_t i = 0; i < req->num_clients && buffer == NULL; i++) {
+        if (pjdl_client_find_dl(req->clients[i]->client, src, NULL, NULL) != PJDL_OK)
+            continue;
+        import_request one = *req;
+        one.clients = &req->clients[i];
+        one.num_clients = 1;
+        int ambiguous;
+        DLDevice again;
+        PyObject *capsule = capsule_from_producer(x, &one, &ambiguous, &again);
+        if (capsule != NULL)
+            buffer = import_capsule(capsule, &one);
+        if (buffer != NULL || !PyErr_Occurred())
+            continue;
+        if (type == NULL) {
+            PyErr_Fetch(&type, &value, &tb);
+        } else {
+            PyErr_Clear();
+        }
+    }
+    if (buffer != NULL) {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+    } else if (type != NULL) {
+        PyErr_Restore(type, value, tb);
+    } else if (!PyErr_Occurred()) {
+        PyErr_SetString(pjpy_dlpack_error, "from_dlpack: no client took the tensor");
+    }
+    return buffer;
+}
+
 /* pjpy_from_dlpack with the request resolved. */
 static PyObject *from_dlpack_request(PyObject *x, import_request *req) {
     if (PyCapsule_CheckExact(x))
         return import_capsule(Py_NewRef(x), req);
-    const DLPackExchangeAPI *api;
-    if (exchange_api_of(x, &api) < 0)
+    producer_info info;
+    if (producer_info_of(x, &info) < 0)
         return NULL;
+    const DLPackExchangeAPI *api = info.api;
+    if (info.torch) {
+        int kind = torch_tensor_kind(x);
+        if (kind == TORCH_ERROR)
+            return NULL;
+        if (kind == TORCH_NEGATIVE) {
+            PyErr_SetString(pjpy_dlpack_error,
+                            "from_dlpack: a torch.Tensor with the negative bit set (a lazy neg "
+                            "view): its memory holds the values negated, which DLPack cannot "
+                            "say; call x.resolve_neg() first");
+            return NULL;
+        }
+        if (kind == TORCH_REFUSED_BY_DLPACK)
+            api = NULL; /* its __dlpack__ answers, with its own refusal */
+    }
     if (api != NULL) {
         int fallback;
         PyObject *buffer = from_exchange_api(api, x, req, &fallback);
@@ -841,7 +1077,11 @@ static PyObject *from_dlpack_request(PyObject *x, import_request *req) {
         req->opts.has_stream = false;
         req->opts.stream = 0;
     }
-    PyObject *capsule = capsule_from_producer(x, req);
+    int ambiguous;
+    DLDevice src;
+    PyObject *capsule = capsule_from_producer(x, req, &ambiguous, &src);
+    if (ambiguous)
+        return from_each_client(x, req, src);
     return capsule == NULL ? NULL : import_capsule(capsule, req);
 }
 
@@ -877,7 +1117,7 @@ PyObject *pjpy_from_dlpack(pjpy_client *const *clients, size_t num_clients, PyOb
     import_request req;
     pjpy_client **order;
     if (resolve_request(clients, num_clients, target, copy_obj, &req) < 0 ||
-        prefer_own_client(x, &req, &order) < 0)
+        keep_own_memory(x, &req) < 0 || prefer_own_client(x, &req, &order) < 0)
         return NULL;
     PyObject *buffer = from_dlpack_request(x, &req);
     if (order != NULL)

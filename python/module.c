@@ -87,6 +87,10 @@ static PyMethodDef module_methods[] = {
      "register_platform(name, device_type, host_memory_type=kDLCPU)\n\nTeaches the library "
      "the DLPack device types of a PJRT platform."},
     {"_on_exit", module_on_exit, METH_NOARGS, "Internal: called at interpreter exit."},
+    {"_is_sycl_queue", pjpy_is_sycl_queue_py, METH_O,
+     "Internal: whether the object is a dpctl.SyclQueue."},
+    {"_sycl_queue_of", pjpy_sycl_queue_of_py, METH_O,
+     "Internal: the dpctl.SyclQueue a SYCL array names, or None."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -127,10 +127,13 @@ int pjpy_int_arg(PyObject *obj, const char *what, int64_t min, int64_t max, PyOb
 int pjpy_int_pair(PyObject *obj, const char *what, const int64_t range[4], PyObject *error,
                   int64_t out[2]);
 
-/* The ranges of a DLDevice's (device_type, device_id) and of a DLPack
- * version's (major, minor), for pjpy_int_pair. */
+/* The range of a DLDevice's (device_type, device_id), for pjpy_int_pair. */
 extern const int64_t pjpy_dl_device_range[4];
-extern const int64_t pjpy_dl_version_range[4];
+
+/* A DLPack (major, minor) a caller reads up to (max_version): a tuple of two
+ * non-negative ints, each above 2**32 - 1 read as that (a consumer of a
+ * newer major gets our newest version); named as pjpy_int_pair does. */
+int pjpy_version_pair(PyObject *obj, const char *what, PyObject *error, int64_t out[2]);
 
 /* An address (a data pointer, a C handle): [0, 2**64 - 1] on a 64-bit
  * machine, OverflowError naming `what` otherwise. 0, or -1. */
@@ -334,5 +337,16 @@ int pjpy_exchange_api_init(PyTypeObject *buffer_type);
 /* Whether `api` is this module's table: its exports are ready when handed
  * out, so an import of them needs no stream. */
 int pjpy_exchange_api_is_ours(const DLPackExchangeAPI *api);
+
+/* SYCL streams (sycl.c): whether obj is a dpctl.SyclQueue (1, 0, -1 with an
+ * exception set); the queue a SYCL array names (1 with a new reference in
+ * *queue, 0 for none, -1 with an exception set); queue.wait() (0 or -1).
+ * With dpctl not imported nothing is a queue. The _py forms are the
+ * module's private _is_sycl_queue and _sycl_queue_of (pjrt_dlpack.jax). */
+int pjpy_is_sycl_queue(PyObject *obj);
+int pjpy_sycl_queue_of(PyObject *x, PyObject **queue);
+int pjpy_sycl_wait(PyObject *queue);
+PyObject *pjpy_is_sycl_queue_py(PyObject *module, PyObject *obj);
+PyObject *pjpy_sycl_queue_of_py(PyObject *module, PyObject *x);
 
 #endif /* PJDL_PY_H_ */

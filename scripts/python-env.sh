@@ -10,6 +10,9 @@
 #                    PyTorch 2, JAX; about 3 GB)
 #   python-env-next  the same on 3.13 and 3.14 (NumPy 2.5, JAX 0.12)
 #   fuzz-env         the Python fuzzer's (atheris; fuzz/python/, about 35 MB)
+#   dpnp-env         Intel's dpctl and dpnp with their 2026 SYCL runtime, and
+#                    JAX (tests/oneapi/dpnp: the exchange with Intel's oneAPI
+#                    plugin)
 #
 #   python-env.sh install [NAME [X.Y]]   create it unless present (quiet when present)
 #   python-env.sh python [NAME [X.Y]]    print its interpreter's path (installed or not)
@@ -29,7 +32,7 @@ die() {
     echo "python-env.sh: $*" >&2
     exit 2
 }
-[[ -f "$pins" ]] || die "no pin file $pins (NAME is python-env, python-env-next or fuzz-env)"
+[[ -f "$pins" ]] || die "no pin file $pins (NAME is python-env, python-env-next, fuzz-env or dpnp-env)"
 [[ -x /usr/bin/python3 ]] || die "no /usr/bin/python3 (Debian: apt-get install python3)"
 host=$(interpreters host)
 [[ -n "$version" ]] || version=$host
@@ -48,6 +51,7 @@ install() {
     [[ -f "$dir/.complete" ]] && return 0
     local what="the pins of scripts/$name.txt"
     [[ "$name" == python-env* ]] && what="NumPy 2, PyTorch 2, JAX; about 3 GB to download"
+    [[ "$name" == dpnp-env ]] && what="dpctl, dpnp, Intel's 2026 runtime, JAX; about 960 MB to download"
     echo "$name: creating $dir (Python $version: $what)"
     local start
     start=$(date +%s)

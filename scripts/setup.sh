@@ -8,19 +8,22 @@
 # Idempotent: when everything is present it only asks dpkg and looks for a
 # few files, which takes well under a second.
 #
-#   setup.sh [demo|test|bench|release]   (default: demo)
+#   setup.sh [demo|intel|test|bench|release]   (default: demo)
 #
 #   demo     build the project (the build compiles the tests too: cmocka) and
 #            run make demo: XLA's CPU plugin (pip installs it), the modern
 #            environment (the demo's Python runs there)
+#   intel    build the project and run make demo-intel: Intel's oneAPI plugin
+#            and its runtime, and the dpnp environment (dpctl, dpnp, their
+#            2026 runtime, JAX); not the modern environment
 #   test     demo's, and what only the tests use: Debian's NumPy and PyTorch
 #            (the legacy Python tests), clang and its sanitizer runtime,
 #            clang-format, valgrind, pkg-config, pytest, the release tools
 #            (the package tests), Intel's oneAPI plugin and its runtime
 #            (tests/oneapi runs it on ze_sim, the simulated Level Zero GPU),
-#            Python 3.13 and 3.14 with their modern environments (NumPy 2.5,
-#            PyTorch 2, JAX 0.12.1) and the JAX matrix's entries marked ci
-#            (on 3.11, 3.13 and 3.14)
+#            the dpnp environment (tests/oneapi/dpnp), Python 3.13 and 3.14
+#            with their modern environments (NumPy 2.5, PyTorch 2, JAX 0.12.1)
+#            and the JAX matrix's entries marked ci (on 3.11, 3.13 and 3.14)
 #   bench    demo's, Debian's NumPy and PyTorch (bench_python.py), and what
 #            only the benchmarks use: libtorch-dev (PyTorch's C++ DLPack, a
 #            baseline) and gnuplot (the plot)
@@ -41,12 +44,12 @@ test_packages=("${debian_python[@]}" clang libclang-rt-14-dev clang-format valgr
 bench_packages=("${debian_python[@]}" libtorch-dev gnuplot-nox)
 
 case "$mode" in
-demo) packages+=("${demo_packages[@]}") ;;
+demo | intel) packages+=("${demo_packages[@]}") ;;
 test) packages+=("${demo_packages[@]}" "${test_packages[@]}") ;;
 bench) packages+=("${demo_packages[@]}" "${bench_packages[@]}") ;;
 release) packages+=(patchelf) ;;
 *)
-    echo "usage: setup.sh [demo|test|bench|release]" >&2
+    echo "usage: setup.sh [demo|intel|test|bench|release]" >&2
     exit 2
     ;;
 esac
@@ -91,7 +94,7 @@ fi
 # The demo, the tests and the benchmarks run against XLA's own CPU plugin
 # too, and in a second, modern Python environment (NumPy 2, PyTorch 2, JAX)
 # as well as Debian's.
-if [[ "$mode" != release ]]; then
+if [[ "$mode" != release && "$mode" != intel ]]; then
     bash "$here/plugins.sh" install xla-cpu
     bash "$here/python-env.sh" install
 fi
@@ -103,8 +106,14 @@ fi
 # Intel's oneAPI plugin and its pinned runtime (about 845 MB of wheels, 2.7 GB
 # installed, once): the tests run it on ze_sim, the simulated Level Zero GPU
 # the build makes (tests/oneapi).
-if [[ "$mode" == test ]]; then
+if [[ "$mode" == test || "$mode" == intel ]]; then
     bash "$here/plugins.sh" install oneapi
+fi
+# Intel's own Python stack, dpctl and dpnp with their 2026 runtime, and JAX
+# (about 960 MB of wheels, 3.4 GB installed, once): the seed's exchange with
+# Intel's plugin on ze_sim (tests/oneapi/dpnp, make demo-intel).
+if [[ "$mode" == test || "$mode" == intel ]]; then
+    bash "$here/python-env.sh" install dpnp-env
 fi
 # The Python fuzzer's own small environment (atheris; fuzz/python/): make
 # test runs it briefly, make fuzz at length.

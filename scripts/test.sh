@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs every test. The format check first (scripts/check-format.sh), then
-# the main build's tests (C tests, Python tests, the examples), the Python
-# fuzzer for PJDL_PYFUZZ_SECONDS (default 25; fuzz/python/run.sh), then the C
+# the main build's tests (C tests, Python tests, the examples), then the C
 # tests again in sanitizer builds, each in its own build directory:
 #   build-asan  AddressSanitizer + UndefinedBehaviorSanitizer, no recovery;
 #               every file compiled on its own (PJDL_UNITY=OFF)
 #   build-asan-py  the same for the Python module and the reference plugin,
-#               under the Python test suites (tests/python/asan.sh)
+#               under the Python test suites (tests/python/asan.sh), then
+#               the Python fuzzer for PJDL_PYFUZZ_SECONDS (default 25;
+#               fuzz/python/run.sh)
 #   build-tsan  ThreadSanitizer: the plugin tests, the library suite (label
 #               "lib": on the reference plugin and on XLA's CPU plugin, the
 #               latter with ignore_noninstrumented_modules, see
@@ -23,10 +24,10 @@ bash "$(dirname "$0")/check-format.sh"
 echo "== tests: main build ($build)"
 ctest --test-dir "$build" --output-on-failure -j "$jobs"
 
-# The Python fuzzer (atheris) on the main build's module, for a bounded time.
-bash fuzz/python/run.sh "$build" "${PJDL_PYFUZZ_SECONDS:-25}"
-
 if [[ "${PJDL_SKIP_SANITIZERS:-0}" == "1" ]]; then
+    # The Python fuzzer (atheris) on the main build's module, for a bounded
+    # time: without the sanitizers it sees crashes and broken oracles only.
+    bash fuzz/python/run.sh "$build" "${PJDL_PYFUZZ_SECONDS:-25}"
     echo "== sanitizer builds skipped (PJDL_SKIP_SANITIZERS=1)"
     exit 0
 fi
@@ -49,6 +50,11 @@ bash fuzz/run.sh build-asan/fuzz "${PJDL_FUZZ_SECONDS:-20}"
 
 echo "== tests: the Python module with AddressSanitizer + UndefinedBehaviorSanitizer (build-asan-py)"
 bash tests/python/asan.sh build-asan-py
+
+# The Python fuzzer (atheris) for a bounded time, on that module: undefined
+# behaviour in the C code it reaches (a pointer formed past the end of the
+# address space) aborts the run, which a plain build would not show.
+bash fuzz/python/run.sh build-asan-py "${PJDL_PYFUZZ_SECONDS:-25}"
 
 echo "== tests: ThreadSanitizer (build-tsan)"
 sanitized build-tsan thread

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "element_type.h"
 #include "internal.h"
 
 pjdl_code pjdl__buffer_wait_ready(pjdl_buffer *buffer) {
@@ -149,6 +150,12 @@ pjdl_code pjdl_buffer_to_host(pjdl_buffer *buffer, void *dst, size_t dst_size) {
         return pjdl__fail(PJDL_INVALID_ARGUMENT,
                           "pjdl_buffer_to_host: dst holds %zu bytes, the buffer needs %zu",
                           dst_size, buffer->size_bytes);
+    uintptr_t end;
+    if (__builtin_add_overflow((uintptr_t)dst, buffer->size_bytes, &end))
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "pjdl_buffer_to_host: dst %p + %zu bytes reaches past the end of the "
+                          "address space",
+                          dst, buffer->size_bytes);
     pjdl_code code = check_live(buffer);
     return code != PJDL_OK ? code : pjdl__buffer_read_host(buffer, dst);
 }
@@ -261,6 +268,54 @@ static pjdl_code copy_in(pjdl_client *client, const void *data, PJRT_Buffer_Type
     return code;
 }
 
+/* The host array pjdl_buffer_from_host is given, checked before a plugin
+ * sees it (real plugins do not validate): non-negative dims, an extent
+ * product the plugin can take, and bytes [data + lo, data + hi) inside the
+ * address space; an element of a sub-byte type is one byte (the host
+ * form). */
+static pjdl_code check_host_array(const void *data, PJRT_Buffer_Type type, const int64_t *dims,
+                                  size_t ndim, const int64_t *byte_strides) {
+    static const char fn[] = "pjdl_buffer_from_host";
+    /* INVALID aborts XLA's plugins. */
+    if (type == PJRT_Buffer_Type_INVALID || pjdl__element_type_of(type) == NULL)
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "%s: element type %d is not an element type", fn,
+                          (int)type);
+    size_t es = pjdl__element_type_size(type);
+    es = es == 0 ? 1 : es;
+    bool empty = false;
+    for (size_t i = 0; i < ndim; i++) {
+        if (dims[i] < 0)
+            return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                              "%s: dims[%zu] is %lld: dimensions must be non-negative", fn, i,
+                              (long long)dims[i]);
+        empty = empty || dims[i] == 0;
+    }
+    if (!pjdl__extent_product_fits(dims, ndim, es))
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "%s: the dimensions (before the first 0) times the %zu-byte element "
+                          "overflow int64: XLA's plugins abort the process on such a shape",
+                          fn, es);
+    if (empty)
+        return PJDL_OK;
+    if (data == NULL)
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "%s: data is NULL for a non-empty array", fn);
+    int64_t strides[PJDL_MAX_RANK], lo, hi;
+    if (byte_strides == NULL && !pjdl__compact_strides(dims, (int32_t)ndim, es, strides))
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "%s: the compact strides overflow int64", fn);
+    uintptr_t addr;
+    int32_t bad = pjdl__byte_span(dims, byte_strides ? byte_strides : strides, (int32_t)ndim,
+                                  (int64_t)es, &lo, &hi);
+    if (bad >= 0)
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "%s: the byte strides span more than int64 bytes (dimension %d)", fn,
+                          (int)bad);
+    if (!pjdl__span_fits(data, 0, lo, hi, &addr))
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "%s: data %p with the byte strides reaches outside the address space", fn,
+                          data);
+    return PJDL_OK;
+}
+
 pjdl_code pjdl_buffer_from_host(pjdl_client *client, const void *data, PJRT_Buffer_Type type,
                                 const int64_t *dims, size_t ndim, const int64_t *byte_strides,
                                 pjdl_memory *memory, pjdl_buffer **out) {
@@ -274,6 +329,7 @@ pjdl_code pjdl_buffer_from_host(pjdl_client *client, const void *data, PJRT_Buff
     if (memory != NULL && memory->client != client)
         return pjdl__fail(PJDL_INVALID_ARGUMENT,
                           "pjdl_buffer_from_host: the memory belongs to another client");
+    PJDL_TRY(check_host_array(data, type, dims, ndim, byte_strides));
     pjdl_device *device = client->num_devices ? &client->devices[0] : NULL;
     if (memory == NULL && device == NULL)
         return pjdl__fail(PJDL_FAILED_PRECONDITION, "the client has no addressable device");

@@ -62,7 +62,9 @@ static pjdl_code create_pjrt_client(pjdl_plugin *plugin, const pjdl_option *opti
         PJRT_Client_Create_Args args = {.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE,
                                         .create_options = values,
                                         .num_options = n};
+        bool pinned = pjdl__ur_adapters_pin();
         code = PJDL_CALL(plugin->api, PJRT_Client_Create, &args);
+        pjdl__ur_adapters_unpin(pinned);
         if (code == PJDL_OK && args.client == NULL)
             code = pjdl__fail(PJDL_INTERNAL, "PJRT_Client_Create succeeded but returned no client");
         if (code == PJDL_OK)

@@ -8,6 +8,8 @@
 #define PJDL_MESSAGE_MAX 1024
 
 static _Thread_local char last_message[PJDL_MESSAGE_MAX];
+/* Whether that failure was a copy refused (pjdl_last_error_is_copy_refused). */
+static _Thread_local bool last_copy_refused;
 
 static const char *const code_names[] = {
     "OK",
@@ -39,8 +41,13 @@ const char *pjdl_last_error(void) {
     return last_message;
 }
 
+bool pjdl_last_error_is_copy_refused(void) {
+    return last_copy_refused;
+}
+
 void pjdl__clear_error(void) {
     last_message[0] = '\0';
+    last_copy_refused = false;
 }
 
 pjdl_code pjdl__fail(pjdl_code code, const char *fmt, ...) {
@@ -48,7 +55,21 @@ pjdl_code pjdl__fail(pjdl_code code, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(last_message, sizeof last_message, fmt, ap);
     va_end(ap);
+    last_copy_refused = false;
     return code;
+}
+
+pjdl_code pjdl__fail_copy_refused(pjdl_code code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_message, sizeof last_message, fmt, ap);
+    va_end(ap);
+    last_copy_refused = true;
+    return code;
+}
+
+void pjdl__set_copy_refused(bool refused) {
+    last_copy_refused = refused;
 }
 
 pjdl_code pjdl__fail_context(pjdl_code code, const char *fmt, ...) {

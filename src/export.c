@@ -368,6 +368,13 @@ static pjdl_code check_options(const pjdl_export_options *o) {
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "export: unknown mode %d", (int)o->mode);
     if (o->copy != PJDL_COPY_IF_NEEDED && o->copy != PJDL_COPY_NEVER && o->copy != PJDL_COPY_ALWAYS)
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "export: unknown copy setting %d", (int)o->copy);
+    /* Host memory has device_id 0 (docs/design.md); asked for another, no
+     * export can give it, as NumPy refuses it too. */
+    if (o->has_dl_device && pjdl__dl_host_reachable(o->dl_device.device_type) &&
+        o->dl_device.device_id != 0)
+        return pjdl__fail(
+            PJDL_INVALID_ARGUMENT, "export: dl_device {%s, %d}: host memory has device_id 0",
+            pjdl_dl_device_type_name(o->dl_device.device_type), (int)o->dl_device.device_id);
     return PJDL_OK;
 }
 
@@ -388,13 +395,17 @@ static pjdl_code export_fill(pjdl_buffer *b, const pjdl_export_options *o, bool 
     if (why == NULL)
         return export_view(b, o, own, ctx, plan);
     if (o->copy == PJDL_COPY_NEVER)
-        return pjdl__fail(b->layout_code != PJDL_OK ? b->layout_code : PJDL_INVALID_ARGUMENT,
-                          "export needs a copy (%s) but copy=NEVER", why);
-    if (o->has_dl_device && o->dl_device.device_type != kDLCPU &&
-        !pjdl_dl_device_same(o->dl_device, own))
+        return pjdl__fail_copy_refused(b->layout_code != PJDL_OK ? b->layout_code
+                                                                 : PJDL_INVALID_ARGUMENT,
+                                       "export needs a copy (%s) but copy=NEVER", why);
+    /* A copy is a host copy: asked for on a device (the buffer's own
+     * included), it cannot be what was asked. */
+    if (o->has_dl_device && o->dl_device.device_type != kDLCPU)
         return pjdl__fail(PJDL_INVALID_ARGUMENT,
-                          "export can copy only to the host (kDLCPU), not to device type %d",
-                          (int)o->dl_device.device_type);
+                          "export needs a copy (%s), and copies only to the host (kDLCPU), not "
+                          "to dl_device {%s, %d}",
+                          why, pjdl_dl_device_type_name(o->dl_device.device_type),
+                          (int)o->dl_device.device_id);
     return export_copy(b, versioned, ctx, plan);
 }
 

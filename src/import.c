@@ -75,7 +75,8 @@ static const char *view_obstacle(const import_job *job, pjdl_code *code) {
 /* Whether a copy is possible; fails with the reason when not. */
 static pjdl_code check_copy(const import_job *job, pjdl_code code, const char *why) {
     if (job->options.copy == PJDL_COPY_NEVER)
-        return pjdl__fail(code, "import: no zero-copy view is possible (%s) and copy=NEVER", why);
+        return pjdl__fail_copy_refused(
+            code, "import: no zero-copy view is possible (%s) and copy=NEVER", why);
     DLDeviceType src = job->tensor->device.device_type;
     if (!pjdl__dl_host_reachable(src))
         return pjdl__fail(code,
@@ -260,6 +261,13 @@ static bool candidate(import_job *job, pjdl_client *c, int pass) {
     return true;
 }
 
+/* The first client's refusal, its message and copy mark written again. */
+static pjdl_code first_refusal(pjdl_code code, const char *why, bool copy_refused) {
+    pjdl__fail(code, "%s", why);
+    pjdl__set_copy_refused(copy_refused);
+    return code;
+}
+
 /* Without a target: the tensor into the first of the candidate clients
  * that takes it, in the order of `candidate`. A client that refuses it
  * passes it to the next one, except when the options name a stream (it is a
@@ -271,6 +279,7 @@ static pjdl_code import_into_clients(import_job *job, pjdl_client *const *client
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "import: clients is NULL");
     pjdl_code first = PJDL_OK;
     char why[512]; /* set with `first`; not cleared: 512 bytes per import */
+    bool why_copy = false;
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < n; i++) {
             if (!candidate(job, clients[i], pass))
@@ -281,13 +290,14 @@ static pjdl_code import_into_clients(import_job *job, pjdl_client *const *client
             if (first == PJDL_OK) {
                 first = code;
                 snprintf(why, sizeof why, "%s", pjdl_last_error());
+                why_copy = pjdl_last_error_is_copy_refused();
             }
             if (job->options.has_stream)
-                return pjdl__fail(first, "%s", why);
+                return first_refusal(first, why, why_copy);
         }
     }
     if (first != PJDL_OK)
-        return pjdl__fail(first, "%s", why);
+        return first_refusal(first, why, why_copy);
     return pjdl__fail(PJDL_NOT_FOUND,
                       "import: none of the %zu clients has a device for the tensor's DLDevice "
                       "{%s, %d}",

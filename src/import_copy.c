@@ -1,8 +1,8 @@
 /* Import with a copy: PJRT_Client_BufferFromHostBuffer from host memory.
  *
  * Positive, aligned strides go to the plugin as byte strides and the
- * producer's memory is released when the plugin is done reading it
- * (done_with_host_buffer). Anything else (broadcast, negative strides,
+ * import returns once the plugin is done reading the producer's memory
+ * (done_with_host_buffer), which is then released. Anything else (broadcast, negative strides,
  * unaligned data, a plugin that refuses the strides) is first packed into a
  * compact staging copy. A packed sub-byte tensor is always staged: unpacked
  * into PJRT's host form, one element per byte. */
@@ -45,11 +45,6 @@ static bool direct_ok(const pjdl_layout *l) {
     return true;
 }
 
-static void on_host_done(void *arg, pjdl_code code) {
-    (void)code; /* failed or not, the plugin no longer reads the source */
-    pjdl__import_owner_release(arg);
-}
-
 static pjdl_code copy_from(import_job *job, const void *src, const int64_t *byte_strides,
                            PJRT_HostBufferSemantics semantics, PJRT_Buffer **out,
                            PJRT_Event **done) {
@@ -58,9 +53,11 @@ static pjdl_code copy_from(import_job *job, const void *src, const int64_t *byte
                                 semantics, out, done);
 }
 
-/* The source is read in place; the owner is released when that is over:
- * later, or before returning for a tensor without a deleter (nothing could
- * tell its producer later). */
+/* The source is read in place, and the call returns once that is over
+ * (done_with_host_buffer), the owner released: a copy is a copy of the
+ * tensor as it was during the import, whatever its producer writes to it
+ * afterwards (a transfer that read on would see those writes, the array
+ * API's copy=True then not a copy). */
 static pjdl_code copy_direct(import_job *job, PJRT_Buffer **out) {
     const pjdl_plugin *p = job->client->plugin;
     const void *src = pjdl__import_data(job);
@@ -70,12 +67,9 @@ static pjdl_code copy_direct(import_job *job, PJRT_Buffer **out) {
     pjdl_code code = copy_from(
         job, src, strides, PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes, out, &done);
     if (code == PJDL_OK && done != NULL) {
-        if (!pjdl__import_owner_has_deleter(job->owner) ||
-            pjdl__event_then(p, done, on_host_done, job->owner) != PJDL_OK) {
-            pjdl__event_wait(p, done, 0);
-            pjdl__import_owner_release(job->owner);
-        }
+        pjdl__event_wait(p, done, 0); /* failed or not, the plugin no longer reads it */
         pjdl__event_destroy(p->api, done);
+        pjdl__import_owner_release(job->owner);
         return PJDL_OK;
     }
     if (code == PJDL_OK || !plugin_refused(code)) {

@@ -78,8 +78,8 @@ pjdl_code pjdl__import_view(import_job *job, PJRT_Buffer **out) {
  * C order: an extent-1 dimension's may be anything, as
  * pjdl__tensor_check_c_order classifies), its size in bytes in *bytes;
  * false when it is not that, or a size overflows, or its bytes wrap around
- * the address space. */
-static bool fast_c_order(const DLTensor *t, int64_t es, int64_t *bytes) {
+ * the address space; its first byte's address in *addr. */
+static bool fast_c_order(const DLTensor *t, int64_t es, int64_t *bytes, uintptr_t *addr) {
     int64_t el = 1;
     for (int32_t i = t->ndim - 1; i >= 0; i--) {
         int64_t d = t->shape[i];
@@ -88,9 +88,7 @@ static bool fast_c_order(const DLTensor *t, int64_t es, int64_t *bytes) {
         if (__builtin_mul_overflow(el, d, &el))
             return false;
     }
-    uintptr_t addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset, end;
-    return !__builtin_mul_overflow(el, es, bytes) && addr >= (uintptr_t)t->data &&
-           !__builtin_add_overflow(addr, (uintptr_t)*bytes, &end);
+    return !__builtin_mul_overflow(el, es, bytes) && pjdl__tensor_span_fits(t, 0, *bytes, addr);
 }
 
 /* Flattened: the calls it makes into the import path's other files (the
@@ -112,13 +110,15 @@ __attribute__((flatten)) PJDL_HOT bool pjdl__import_fast(pjdl_client *client, co
         return false;
     /* Whole-byte element sizes are powers of two: alignment is a mask. */
     int64_t es = t->dtype.bits / 8, bytes;
-    char *data = (char *)t->data + t->byte_offset;
+    uintptr_t addr;
     pjdl_device *device;
     pjdl_memory *memory;
-    if ((es & (es - 1)) != 0 || ((uintptr_t)data & (uintptr_t)(es - 1)) != 0 ||
-        !fast_c_order(t, es, &bytes) ||
+    if ((es & (es - 1)) != 0 || !fast_c_order(t, es, &bytes, &addr) ||
+        (addr & (uintptr_t)(es - 1)) != 0 ||
         !pjdl__client_find_default_dl(client, t->device, &device, &memory))
         return false;
+    /* Formed only now: fast_c_order found that it does not wrap. */
+    char *data = (char *)t->data + t->byte_offset;
     pjdl_buffer *b = pjdl__buffer_view_block(client, type, (size_t)es, (size_t)bytes, (size_t)n,
                                              device, memory, v, l);
     if (b == NULL)

@@ -48,6 +48,14 @@ pjdl_code pjdl__need_slot(const pjdl_plugin *plugin, size_t offset, const char *
 #define PJDL_NEED(plugin, slot)                                                                    \
     (PJDL_HAS(plugin, slot) ? PJDL_OK : pjdl__need_slot((plugin), offsetof(PJRT_Api, slot), #slot))
 
+/* Around PJRT_Client_Create (ur_adapters.c): when a Unified Runtime
+ * adapter of another folder than the loaded libur_loader.so.0's is already
+ * in the process (another SYCL runtime, e.g. dpctl's), pin sets
+ * UR_ADAPTERS_FORCE_LOAD to the loader's own adapters and returns true;
+ * unpin(true) removes it. */
+bool pjdl__ur_adapters_pin(void);
+void pjdl__ur_adapters_unpin(bool pinned);
+
 /* Converts a PJRT error into a pjdl_code and the thread's message (the
  * plugin's code and text), destroys it, and returns the code. NULL is OK. */
 pjdl_code pjdl__take_error(const PJRT_Api *api, PJRT_Error *error);

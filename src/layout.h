@@ -106,11 +106,49 @@ static inline void pjdl__strided_copy(void *dst, const void *src, const pjdl_lay
                           layout->elem_size);
 }
 
+/* Whether the bytes [data + offset + lo, data + offset + hi) (lo <= 0 <=
+ * hi) lie inside the address space, worked out in integers: a pointer
+ * formed past the end of the address space is undefined behaviour, so no
+ * address is formed from a caller's pointer before this holds. data +
+ * offset in *addr. */
+static inline bool pjdl__span_fits(const void *data, uint64_t offset, int64_t lo, int64_t hi,
+                                   uintptr_t *addr) {
+    uintptr_t base, end;
+    if (__builtin_add_overflow((uintptr_t)data, (uintptr_t)offset, &base) ||
+        (uintptr_t)0 - (uintptr_t)lo > base || __builtin_add_overflow(base, (uintptr_t)hi, &end))
+        return false;
+    *addr = base;
+    return true;
+}
+
+/* pjdl__span_fits of a tensor's data and byte_offset: its first element's
+ * address in *addr. */
+static inline bool pjdl__tensor_span_fits(const DLTensor *t, int64_t lo, int64_t hi,
+                                          uintptr_t *addr) {
+    return pjdl__span_fits(t->data, t->byte_offset, lo, hi, addr);
+}
+
+/* The byte offsets [*lo, *hi) that an array with elements (every dim >= 1)
+ * of `n` dims with these byte strides and elem_size-byte elements touches
+ * around its first element, with shape[i] * byte_strides[i] checked too.
+ * -1 when every sum fits in int64, else the dimension whose span overflows
+ * (n: the whole span hi - lo). */
+int32_t pjdl__byte_span(const int64_t *shape, const int64_t *byte_strides, int32_t n,
+                        int64_t elem_size, int64_t *lo, int64_t *hi);
+
 /* minor_to_major of C order for ndim dimensions: ndim-1, ..., 0. */
 static inline void pjdl__c_order(int64_t *minor_to_major, int32_t ndim) {
     for (int32_t i = 0; i < ndim; i++)
         minor_to_major[i] = ndim - 1 - i;
 }
+
+/* Whether the running product of elem_size and the dimensions, from the
+ * first, fits in int64 up to the first zero: XLA's plugins compute exactly
+ * that for every shape they are given, an empty one too, and abort the
+ * process when it overflows ("overflow in static extent product": shape
+ * (2**62, 0) of f32; (0, 2**62) passes), so no plugin is handed a shape
+ * that fails it. A tensor with elements whose size in bytes fits passes. */
+bool pjdl__extent_product_fits(const int64_t *dims, size_t ndim, size_t elem_size);
 
 /* Compact C-order byte strides of dims (ndim entries) with elem_size bytes per
  * element into byte_strides. A zero extent counts as 1 so that no stride is

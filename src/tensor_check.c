@@ -30,6 +30,14 @@ bool pjdl__compact_strides(const int64_t *dims, int32_t ndim, size_t elem_size,
     return true;
 }
 
+bool pjdl__extent_product_fits(const int64_t *dims, size_t ndim, size_t elem_size) {
+    int64_t product = elem_size > (size_t)INT64_MAX ? -1 : (int64_t)elem_size;
+    for (size_t i = 0; i < ndim && product > 0; i++)
+        if (dims[i] < 0 || __builtin_mul_overflow(product, dims[i], &product))
+            return false;
+    return product >= 0;
+}
+
 /* Fills l->kind, minor_to_major and why_* for a tensor with elements, whose
  * byte strides and extents are already validated. */
 static void classify(pjdl_layout *l) {
@@ -154,36 +162,45 @@ static pjdl_code check_strides(const DLTensor *t, pjdl_layout *l) {
     return PJDL_OK;
 }
 
-/* Computes [lo, hi) and checks the address range, for a tensor with
- * elements. */
-static pjdl_code check_extent(const DLTensor *t, pjdl_layout *l) {
-    int64_t lo = 0, hi = (int64_t)l->elem_size;
-    for (int32_t i = 0; i < l->ndim; i++) {
-        if (l->shape[i] <= 1)
+int32_t pjdl__byte_span(const int64_t *shape, const int64_t *byte_strides, int32_t n,
+                        int64_t elem_size, int64_t *lo, int64_t *hi) {
+    *lo = 0;
+    *hi = elem_size;
+    for (int32_t i = 0; i < n; i++) {
+        if (shape[i] <= 1)
             continue;
         int64_t span, whole;
         /* shape * stride is checked too, so callers may compute it. */
-        bool bad = __builtin_mul_overflow(l->shape[i], l->byte_strides[i], &whole) ||
-                   __builtin_mul_overflow(l->shape[i] - 1, l->byte_strides[i], &span);
+        bool bad = __builtin_mul_overflow(shape[i], byte_strides[i], &whole) ||
+                   __builtin_mul_overflow(shape[i] - 1, byte_strides[i], &span);
         if (!bad)
-            bad = span < 0 ? __builtin_add_overflow(lo, span, &lo)
-                           : __builtin_add_overflow(hi, span, &hi);
+            bad = span < 0 ? __builtin_add_overflow(*lo, span, lo)
+                           : __builtin_add_overflow(*hi, span, hi);
         if (bad)
-            return pjdl__fail(PJDL_INVALID_ARGUMENT,
-                              "strides[%d] is %lld: with shape[%d] = %lld the tensor spans more "
-                              "than int64 bytes",
-                              i, (long long)(l->byte_strides[i] / (int64_t)l->elem_size), i,
-                              (long long)l->shape[i]);
+            return i;
     }
     int64_t span;
-    if (__builtin_sub_overflow(hi, lo, &span))
+    return __builtin_sub_overflow(*hi, *lo, &span) ? n : -1;
+}
+
+/* Computes [lo, hi) and checks the address range, for a tensor with
+ * elements. */
+static pjdl_code check_extent(const DLTensor *t, pjdl_layout *l) {
+    int64_t lo, hi;
+    int32_t i =
+        pjdl__byte_span(l->shape, l->byte_strides, l->ndim, (int64_t)l->elem_size, &lo, &hi);
+    if (i == l->ndim)
         return pjdl__fail(PJDL_INVALID_ARGUMENT, "strides: the tensor spans more than int64 bytes");
+    if (i >= 0)
+        return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                          "strides[%d] is %lld: with shape[%d] = %lld the tensor spans more "
+                          "than int64 bytes",
+                          i, (long long)(l->byte_strides[i] / (int64_t)l->elem_size), i,
+                          (long long)l->shape[i]);
     l->lo = lo;
     l->hi = hi;
-    /* The bytes touched, [base + lo, base + hi), must not wrap around. */
-    uintptr_t base = (uintptr_t)t->data, end;
-    if (__builtin_add_overflow(base, (uintptr_t)t->byte_offset, &base) ||
-        (uintptr_t)0 - (uintptr_t)lo > base || __builtin_add_overflow(base, (uintptr_t)hi, &end))
+    uintptr_t base;
+    if (!pjdl__tensor_span_fits(t, lo, hi, &base))
         return pjdl__fail(PJDL_INVALID_ARGUMENT,
                           "byte_offset is %llu: data + byte_offset and the strides reach outside "
                           "the address space",
@@ -214,8 +231,8 @@ bool pjdl__tensor_check_c_order(const DLTensor *t, pjdl_layout *l) {
             return false;
     }
     /* stride is now the size in bytes; the bytes must not wrap around. */
-    uintptr_t addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset, end;
-    if (addr < (uintptr_t)t->data || __builtin_add_overflow(addr, (uintptr_t)stride, &end))
+    uintptr_t addr;
+    if (!pjdl__tensor_span_fits(t, 0, stride, &addr))
         return false;
     l->ndim = n;
     l->elem_size = (size_t)es;
@@ -257,6 +274,12 @@ pjdl_code pjdl__tensor_check(const DLTensor *t, pjdl_layout *out) {
                           (unsigned long long)l->num_elements, l->elem_size);
     l->nbytes = (size_t)nbytes;
     if (l->num_elements == 0) {
+        if (!pjdl__extent_product_fits(l->shape, (size_t)l->ndim, l->elem_size))
+            return pjdl__fail(PJDL_INVALID_ARGUMENT,
+                              "shape: an empty tensor whose dimensions before the first 0, times "
+                              "the element size, overflow int64 (shape[0] is %lld): XLA's "
+                              "plugins abort the process on such a shape, so none is given one",
+                              (long long)l->shape[0]);
         /* No element is addressed: strides of any size describe it, and no
          * stride arithmetic may fail (shape (0, 2**62), its compact strides
          * or PyTorch's (2**62, 1), is a valid empty tensor). */

@@ -173,6 +173,11 @@ static bool parse_one_option(int argc, char **argv, int *i, cli_args *args) {
         const char *v = option_value(argc, argv, i, arg, strlen("--timeout-ms"));
         if (!parse_count(v, false, &args->timeout_ms))
             return usage_error(args, "--timeout-ms needs a positive integer, not '%s'", v ? v : "");
+    } else if (is_opt(arg, "--check-limit-s")) {
+        const char *v = option_value(argc, argv, i, arg, strlen("--check-limit-s"));
+        if (!parse_count(v, false, &args->check_limit_s) || args->check_limit_s > 86400)
+            return usage_error(args, "--check-limit-s needs an integer from 1 to 86400, not '%s'",
+                               v ? v : "");
     } else if (is_opt(arg, "--threads")) {
         const char *v = option_value(argc, argv, i, arg, strlen("--threads"));
         int64_t t = 0;
@@ -213,8 +218,11 @@ static bool check_applicable(cli_args *args) {
     if (args->command == CLI_CMD_NONE)
         return usage_error(args, "missing command (info, check or bench)%s", "");
     bool check = args->command == CLI_CMD_CHECK, bench = args->command == CLI_CMD_BENCH;
-    if (!check && (args->list_checks || args->num_only || args->threads || args->no_fork))
-        return usage_error(args, "--list, --only, --threads and --no-fork belong to 'check'%s", "");
+    if (!check && (args->list_checks || args->num_only || args->threads || args->no_fork ||
+                   args->check_limit_s))
+        return usage_error(
+            args, "--list, --only, --threads, --check-limit-s and --no-fork belong to 'check'%s",
+            "");
     if (!bench && (args->iterations || args->size_bytes))
         return usage_error(args, "--iterations and --size belong to 'bench'%s", "");
     return true;
@@ -249,6 +257,10 @@ bool cli_args_parse(int argc, char **argv, cli_args *args) {
 
 int64_t cli_timeout_ms(const cli_args *args) {
     return args->timeout_ms > 0 ? args->timeout_ms : CLI_DEFAULT_TIMEOUT_MS;
+}
+
+int64_t cli_check_limit_ms(const cli_args *args) {
+    return (args->check_limit_s > 0 ? args->check_limit_s : 120) * 1000;
 }
 
 void cli_args_free(cli_args *args) {

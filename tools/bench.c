@@ -564,5 +564,5 @@ static int bench_report(const cli_args *args, const char *path, void *shared,
 }
 
 int cli_bench(const cli_args *args) {
-    return cli_run_watched(args, sizeof(bench_state), bench_child, bench_report);
+    return cli_run_watched(args, sizeof(bench_state), bench_child, bench_report, NULL);
 }

@@ -57,11 +57,12 @@ typedef struct cli_args {
     bool no_fork;         /* check --no-fork: run checks in this process */
     const char *only[16]; /* check --only PREFIX (repeatable) */
     size_t num_only;
-    int64_t iterations; /* bench; 0 = default */
-    int64_t size_bytes; /* bench --size; 0 = default */
-    int64_t timeout_ms; /* info, check: limit of each call and wait; 0 = default */
-    int threads;        /* check: threads of the concurrency check */
-    bool progress;      /* decided from isatty(stderr) */
+    int64_t iterations;    /* bench; 0 = default */
+    int64_t size_bytes;    /* bench --size; 0 = default */
+    int64_t timeout_ms;    /* info, check: limit of each call and wait; 0 = default */
+    int threads;           /* check: threads of the concurrency check */
+    int64_t check_limit_s; /* check --check-limit-s: one check's whole limit; 0 = default */
+    bool progress;         /* decided from isatty(stderr) */
 } cli_args;
 
 /* Parses argv into *args. On a usage error prints the message to stderr and
@@ -69,6 +70,8 @@ typedef struct cli_args {
 bool cli_args_parse(int argc, char **argv, cli_args *args);
 /* --timeout-ms, or CLI_DEFAULT_TIMEOUT_MS when not given. */
 int64_t cli_timeout_ms(const cli_args *args);
+/* The longest one check may run (--check-limit-s, default 120 s), in ms. */
+int64_t cli_check_limit_ms(const cli_args *args);
 void cli_args_free(cli_args *args);
 const char *cli_command_name(cli_command command);
 
@@ -93,9 +96,11 @@ typedef struct cli_session {
 
 /* Resolves args->plugin to a file path (a name goes through
  * PJRT_NAMES_AND_LIBRARY_PATHS). For the default (NULL) the path stays ""
- * and is learnt when the library loads the plugin. Prints an error and
- * returns false when a name is unknown or the file does not exist. */
-bool cli_plugin_resolve(const cli_args *args, char *path, size_t path_size);
+ * and is learnt when the library loads the plugin. Returns false, with why
+ * the message (not printed), when a name is unknown or the file does not
+ * exist. */
+bool cli_plugin_resolve(const cli_args *args, char *path, size_t path_size, char *why,
+                        size_t why_size);
 
 /* The frame of a subcommand run in one watched child (`info`, `bench`):
  * resolves the plugin's path (cli_plugin_resolve), maps `size` zeroed bytes
@@ -108,8 +113,11 @@ bool cli_plugin_resolve(const cli_args *args, char *path, size_t path_size);
 typedef int (*cli_watched_child)(const cli_args *args, const char *path, void *shared);
 typedef int (*cli_watched_report)(const cli_args *args, const char *path, void *shared,
                                   const cli_child_end *end, int64_t limit_ms);
+/* Called instead (after the message on stderr) when the plugin cannot be
+ * resolved: a report of nothing read, e.g. --json's. */
+typedef void (*cli_unresolved_report)(const cli_args *args, const char *why);
 int cli_run_watched(const cli_args *args, size_t size, cli_watched_child child,
-                    cli_watched_report report);
+                    cli_watched_report report, cli_unresolved_report unresolved);
 
 /* Loads the plugin with the library (under a watch, recorded as
  * PJRT_Plugin_Initialize, and then wrapped in the recording table); on

@@ -611,21 +611,35 @@ static void json_stopped(json_writer *w, const info_facts *f, const char *stoppe
     json_end_object(w);
 }
 
+/* The report as JSON: every key always there, empty (null, 0, []) where
+ * nothing was read, so that a script can tell what happened from stdout
+ * alone; "client_error" is null once a client was created, else why there
+ * is none (the step, a code and the message); "stopped" why the child did
+ * not finish (CRASH, TIMEOUT) after that. */
 static void print_json(const info_facts *f, const char *stopped) {
     json_writer w;
     json_report_begin(&w, f);
-    json_null(&w);
-    if (f->platform_read) {
-        json_field_string(&w, "platform", f->platform);
-        json_field_string(&w, "platform_version", f->platform_version);
-        json_key(&w, "platform_id");
-        char id[32];
-        snprintf(id, sizeof id, "0x%016" PRIx64, f->platform_id);
-        json_string(&w, id);
-        json_key(&w, "device_count");
-        json_uint(&w, f->num_devices);
-        json_devices(&w, f);
+    if (f->client_created) {
+        json_null(&w);
+    } else {
+        json_begin_object(&w);
+        json_field_string(&w, "step", f->step);
+        json_field_string(&w, "code", f->error_code);
+        json_field_string(&w, "message", f->error);
+        json_end_object(&w);
     }
+    json_field_string(&w, "platform", f->platform_read ? f->platform : NULL);
+    json_field_string(&w, "platform_version", f->platform_read ? f->platform_version : NULL);
+    json_key(&w, "platform_id");
+    char id[32];
+    snprintf(id, sizeof id, "0x%016" PRIx64, f->platform_id);
+    if (f->platform_read)
+        json_string(&w, id);
+    else
+        json_null(&w);
+    json_key(&w, "device_count");
+    json_uint(&w, f->platform_read ? f->num_devices : 0);
+    json_devices(&w, f);
     json_key(&w, "capabilities");
     json_begin_array(&w);
     for (size_t i = 0; i < f->caps.n; i++) {
@@ -636,7 +650,7 @@ static void print_json(const info_facts *f, const char *stopped) {
         json_end_object(&w);
     }
     json_end_array(&w);
-    json_stopped(&w, f, stopped);
+    json_stopped(&w, f, f->client_created ? stopped : NULL);
     json_end_object(&w);
     json_finish(&w);
 }
@@ -644,20 +658,27 @@ static void print_json(const info_facts *f, const char *stopped) {
 /* The report without a client: what was read, then why there is none. */
 static void print_no_client(const cli_args *args, const info_facts *f) {
     if (args->json) {
-        json_writer w;
-        json_report_begin(&w, f);
-        json_begin_object(&w);
-        json_field_string(&w, "step", f->step);
-        json_field_string(&w, "code", f->error_code);
-        json_field_string(&w, "message", f->error);
-        json_end_object(&w);
-        json_end_object(&w);
-        json_finish(&w);
+        print_json(f, NULL);
     } else {
-        print_plugin_text(f);
+        if (f->table_read || f->loaded)
+            print_plugin_text(f);
+        else
+            printf("plugin:           %s\n", f->path[0] ? f->path : "(default)");
         printf("client:           none: %s (%s)\n", f->error, f->error_code);
     }
     fflush(stdout);
+}
+
+/* The plugin could not even be found: the report of nothing read. */
+static void info_unresolved(const cli_args *args, const char *why) {
+    static info_facts f; /* large: not on the stack */
+    memset(&f, 0, sizeof f);
+    snprintf(f.path, sizeof f.path, "%s", args->plugin ? args->plugin : "");
+    snprintf(f.step, sizeof f.step, "finding the plugin");
+    snprintf(f.error_code, sizeof f.error_code, "%s", pjdl_code_name(PJDL_NOT_FOUND));
+    snprintf(f.error, sizeof f.error, "%s", why);
+    if (args->json)
+        print_no_client(args, &f);
 }
 
 /* ------------------------------------------------------ the child's work */
@@ -727,8 +748,7 @@ static int report_lost_child(const cli_args *args, info_facts *f, const cli_chil
     if (end->entry != NULL)
         snprintf(f->step, sizeof f->step, "%s", end->entry);
     snprintf(f->error, sizeof f->error, "%s", what);
-    if (f->table_read || f->loaded)
-        print_no_client(args, f);
+    print_no_client(args, f);
     return CLI_EXIT_NO_PLUGIN;
 }
 
@@ -745,8 +765,7 @@ static int info_report(const cli_args *args, info_facts *f, const cli_child_end 
     }
     if (exited && WEXITSTATUS(st) == CLI_EXIT_NO_PLUGIN && !f->client_created) {
         /* The child said why on stderr; what it read goes to stdout. */
-        if (f->table_read || f->loaded)
-            print_no_client(args, f);
+        print_no_client(args, f);
         return CLI_EXIT_NO_PLUGIN;
     }
     return report_lost_child(args, f, end, limit_ms);
@@ -760,7 +779,8 @@ static int info_report_end(const cli_args *args, const char *path, void *shared,
 }
 
 int cli_info(const cli_args *args) {
-    int rc = cli_run_watched(args, sizeof(info_facts), info_child, info_report_end);
+    int rc =
+        cli_run_watched(args, sizeof(info_facts), info_child, info_report_end, info_unresolved);
     fflush(stdout);
     return rc;
 }

@@ -12,7 +12,8 @@ static bool looks_like_path(const char *spec) {
     return strchr(spec, '/') != NULL || (n > 3 && strcmp(spec + n - 3, ".so") == 0);
 }
 
-bool cli_plugin_resolve(const cli_args *args, char *path, size_t path_size) {
+bool cli_plugin_resolve(const cli_args *args, char *path, size_t path_size, char *why,
+                        size_t why_size) {
     path[0] = '\0';
     const char *spec = args->plugin;
     if (spec == NULL)
@@ -20,21 +21,21 @@ bool cli_plugin_resolve(const cli_args *args, char *path, size_t path_size) {
     const char *file = spec;
     if (!looks_like_path(spec)) {
         if (pjdl_plugin_find(spec, &file) != PJDL_OK) {
-            fprintf(stderr,
-                    "pjrt-dlpack: no plugin named '%s': %s\n"
-                    "  (a name is looked up in PJRT_NAMES_AND_LIBRARY_PATHS=\"name:path,...\";"
-                    " give a path with a '/' to load a file)\n",
-                    spec, pjdl_last_error());
+            snprintf(why, why_size,
+                     "%s\n"
+                     "  (a name is looked up in PJRT_NAMES_AND_LIBRARY_PATHS=\"name:path,...\";"
+                     " give a path with a '/' to load a file)",
+                     pjdl_last_error());
             return false;
         }
     }
     struct stat st;
     if (stat(file, &st) != 0 || !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "pjrt-dlpack: plugin '%s' (%s): no such file\n", spec, file);
+        snprintf(why, why_size, "plugin '%s' (%s): no such file", spec, file);
         return false;
     }
     if (strlen(file) >= path_size) {
-        fprintf(stderr, "pjrt-dlpack: plugin path too long: %s\n", file);
+        snprintf(why, why_size, "plugin path too long: %s", file);
         return false;
     }
     strcpy(path, file);
@@ -136,10 +137,14 @@ static int watched_run_child(void *arg) {
 }
 
 int cli_run_watched(const cli_args *args, size_t size, cli_watched_child child,
-                    cli_watched_report report) {
-    char path[4096];
-    if (!cli_plugin_resolve(args, path, sizeof path))
+                    cli_watched_report report, cli_unresolved_report unresolved) {
+    char path[4096], why[1024];
+    if (!cli_plugin_resolve(args, path, sizeof path, why, sizeof why)) {
+        fprintf(stderr, "pjrt-dlpack: %s\n", why);
+        if (unresolved != NULL)
+            unresolved(args, why);
         return CLI_EXIT_NO_PLUGIN;
+    }
     void *shared = cli_shared_new(size);
     cli_watch *w = cli_watch_open();
     int rc = CLI_EXIT_INTERNAL;

@@ -111,6 +111,7 @@ void cli_watch_wait(cli_watch *w, pid_t pid, int64_t limit_ms, int64_t total_ms,
         bool overdue = entry != NULL && now > since && now - since > limit_ns;
         if (overdue || (total_ms > 0 && now - start > (uint64_t)total_ms * 1000000ull)) {
             end->hung = true;
+            end->total_ms = overdue ? 0 : total_ms;
             end->entry = overdue ? entry : watch_pick(seen, false, NULL);
             kill(pid, SIGKILL);
             while (waitpid(pid, &end->status, 0) < 0 && errno == EINTR)
@@ -160,7 +161,13 @@ void cli_child_end_text(const cli_child_end *end, const char *where, int64_t lim
                         size_t size) {
     const char *in = end->entry != NULL ? end->entry : where;
     int st = end->status;
-    if (end->hung && end->entry != NULL)
+    if (end->hung && end->total_ms > 0)
+        snprintf(out, size,
+                 "%s did not finish within its whole limit of %.0f s%s%s (no single call had "
+                 "reached the per-call limit of %.1f s)",
+                 where, (double)end->total_ms / 1000.0, end->entry ? "; it was in " : "",
+                 end->entry ? end->entry : "", (double)limit_ms / 1000.0);
+    else if (end->hung && end->entry != NULL)
         snprintf(out, size, "%s did not return within %.1f s", in, (double)limit_ms / 1000.0);
     else if (end->hung)
         snprintf(out, size, "the process did not finish (in %s)", in);

@@ -41,6 +41,7 @@ void cli_watch_close(cli_watch *w);
 typedef struct cli_child_end {
     int status;        /* waitpid's status */
     bool hung;         /* killed: a call (or the whole child) took too long */
+    int64_t total_ms;  /* the whole child's limit, when that is what ended it (else 0) */
     const char *entry; /* the entry point it was in (hung or crashed), or NULL */
     char context[256]; /* what the child said it was doing (cli_watch_context) */
     bool malformed;    /* ... and that it was a malformed request (see there) */

@@ -3,9 +3,8 @@
 
 #include <string.h>
 
-/* A command of kind with its signal event and wait list. */
-static struct zs_cmd zs_cmd_of(enum zs_cmd_kind kind, ze_event_handle_t signal, uint32_t num_waits,
-                               ze_event_handle_t *waits) {
+struct zs_cmd zs_cmd_of(enum zs_cmd_kind kind, ze_event_handle_t signal, uint32_t num_waits,
+                        ze_event_handle_t *waits) {
     struct zs_cmd c;
     memset(&c, 0, sizeof c);
     c.kind = kind;

@@ -65,7 +65,7 @@ ze_result_t zeDeviceGetComputeProperties(ze_device_handle_t hDevice,
     p->numSubGroupSizes = 2;
     memset(p->subGroupSizes, 0, sizeof p->subGroupSizes);
     p->subGroupSizes[0] = 16;
-    p->subGroupSizes[1] = 32;
+    p->subGroupSizes[1] = ZS_SUBGROUP_SIZE;
     zs_fill_chain(p->pNext);
     return ZE_RESULT_SUCCESS;
 }

@@ -1,7 +1,9 @@
-/* ze_sim: initialization, the driver and the loader's own functions. */
+/* ze_sim: initialization, the driver and contexts. */
 #include "zs.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,11 +13,6 @@ struct ze_sim_device zs_devices[ZS_MAX_DEVICES];
 static struct ze_sim_driver zs_driver;
 static pthread_once_t zs_once = PTHREAD_ONCE_INIT;
 static bool zs_initialized;
-
-/* The version this loader reports for itself and for the API. */
-#define ZS_API_VERSION ZE_MAKE_VERSION(1, 6)
-#define ZS_LOADER_MAJOR 1
-#define ZS_LOADER_MINOR 17
 
 /* An unsigned environment variable in [lo, hi], or dflt when unset or bad. */
 static uint64_t zs_env(const char *name, uint64_t dflt, uint64_t lo, uint64_t hi) {
@@ -35,6 +32,9 @@ static void zs_init_once(void) {
     zs_config.delay_ns = zs_env("ZE_SIM_DELAY_US", 200, 0, 10000000) * 1000u;
     zs_config.memory_size = zs_env("ZE_SIM_MEMORY_MB", 1024, 1, 1u << 20) << 20;
     zs_config.trace = zs_env("ZE_SIM_TRACE", 0, 0, 1) == 1;
+    const char *opencl = getenv("ZE_SIM_OPENCL");
+    if (opencl && strlen(opencl) < sizeof zs_config.opencl)
+        strcpy(zs_config.opencl, opencl);
     zs_driver.magic = ZS_MAGIC_DRIVER;
     for (uint32_t i = 0; i < zs_config.devices; i++) {
         zs_devices[i].magic = ZS_MAGIC_DEVICE;
@@ -51,6 +51,35 @@ bool zs_ready(void) {
 bool zs_device_ok(ze_device_handle_t device) {
     return device && device >= zs_devices && device < zs_devices + zs_config.devices &&
            device->magic == ZS_MAGIC_DEVICE;
+}
+
+void zs_trace(const char *fmt, ...) {
+    if (!zs_config.trace)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "ze_sim: %s\n", line);
+}
+
+bool zs_context_ok(ze_context_handle_t c) {
+    return c && c->magic == ZS_MAGIC_CONTEXT;
+}
+
+ze_result_t zs_string_out(const char *text, size_t *size, char *out) {
+    size_t n = strlen(text) + 1;
+    if (!out) {
+        *size = n;
+        return ZE_RESULT_SUCCESS;
+    }
+    size_t k = *size < n ? *size : n;
+    if (k) {
+        memcpy(out, text, k);
+        out[k - 1] = '\0';
+    }
+    return ZE_RESULT_SUCCESS;
 }
 
 static bool zs_driver_ok(ze_driver_handle_t driver) {
@@ -84,6 +113,25 @@ ze_result_t zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers) {
     return ZE_RESULT_SUCCESS;
 }
 
+/* zeInit and zeDriverGet in one call (API 1.10), for the driver types
+ * asked: ze_sim's one driver is a GPU driver. The 2026 adapters call it;
+ * oneDNN, inside Intel's plugin, looks it up by name, and while it was
+ * missing reported that through a path that waits on its own start-up:
+ * the process hung. */
+ze_result_t zeInitDrivers(uint32_t *pCount, ze_driver_handle_t *phDrivers,
+                          ze_init_driver_type_desc_t *desc) {
+    if (!pCount || !desc)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (desc->flags == 0)
+        return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    pthread_once(&zs_once, zs_init_once);
+    if (!(desc->flags & ZE_INIT_DRIVER_TYPE_FLAG_GPU)) {
+        *pCount = 0;
+        return ZE_RESULT_SUCCESS;
+    }
+    return zeDriverGet(pCount, phDrivers);
+}
+
 ze_result_t zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version) {
     if (!zs_driver_ok(hDriver))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -105,10 +153,16 @@ ze_result_t zeDriverGetProperties(ze_driver_handle_t hDriver,
     return ZE_RESULT_SUCCESS;
 }
 
-/* The extensions whose structures ze_sim fills. */
+/* The extensions whose structures ze_sim takes or fills or whose functions
+ * it has (Intel's runtime sets every launch's global offset, and fails the
+ * launch when the driver lacks ZE_experimental_global_offset; the 2026
+ * runtime links a kernel with SYCL's device libraries only through
+ * ZE_experimental_module_program). */
 static const char *const zs_extensions[] = {
     "ZE_extension_device_ip_version",
     "ZE_extension_pci_properties",
+    "ZE_experimental_global_offset",
+    "ZE_experimental_module_program",
 };
 #define ZS_NUM_EXTENSIONS (sizeof zs_extensions / sizeof zs_extensions[0])
 
@@ -132,7 +186,7 @@ ze_result_t zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t 
     return ZE_RESULT_SUCCESS;
 }
 
-/* ze_sim has no extension functions: every name is unknown. */
+/* The functions of the extensions above; every other name is unknown. */
 ze_result_t zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, const char *name,
                                                 void **ppFunctionAddress) {
     if (!zs_driver_ok(hDriver))
@@ -140,7 +194,10 @@ ze_result_t zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, cons
     if (!name || !ppFunctionAddress)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     *ppFunctionAddress = NULL;
-    return ZE_RESULT_ERROR_INVALID_FUNCTION_NAME;
+    if (strcmp(name, "zeKernelSetGlobalOffsetExp") == 0)
+        *(ze_result_t(**)(ze_kernel_handle_t, uint32_t, uint32_t, uint32_t))ppFunctionAddress =
+            zeKernelSetGlobalOffsetExp;
+    return *ppFunctionAddress ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_FUNCTION_NAME;
 }
 
 ze_result_t zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount,
@@ -175,36 +232,9 @@ ze_result_t zeContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t 
 }
 
 ze_result_t zeContextDestroy(ze_context_handle_t hContext) {
-    if (!hContext || hContext->magic != ZS_MAGIC_CONTEXT)
+    if (!zs_context_ok(hContext))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     hContext->magic = 0;
     free(hContext);
-    return ZE_RESULT_SUCCESS;
-}
-
-/* The loader's versions: one component, the loader itself. */
-ze_result_t zelLoaderGetVersions(size_t *num_elems, zel_component_version_t *versions) {
-    if (!num_elems)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (versions) {
-        if (*num_elems < 1)
-            return ZE_RESULT_ERROR_INVALID_SIZE;
-        memset(&versions[0], 0, sizeof versions[0]);
-        strcpy(versions[0].component_name, "loader");
-        versions[0].spec_version = ZS_API_VERSION;
-        versions[0].component_lib_version.major = ZS_LOADER_MAJOR;
-        versions[0].component_lib_version.minor = ZS_LOADER_MINOR;
-    }
-    *num_elems = 1;
-    return ZE_RESULT_SUCCESS;
-}
-
-/* One driver and no layers: a handle is its own driver's handle. */
-ze_result_t zelLoaderTranslateHandle(zel_handle_type_t handleType, void *handleIn,
-                                     void **handleOut) {
-    (void)handleType;
-    if (!handleIn || !handleOut)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    *handleOut = handleIn;
     return ZE_RESULT_SUCCESS;
 }

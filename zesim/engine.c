@@ -31,8 +31,9 @@ struct ze_sim_queue {
     uint32_t magic;
     ze_device_handle_t device;
     pthread_t thread;
-    struct zs_job *head, *tail; /* under zs_lock */
-    struct zs_job *running;     /* popped, not finished */
+    struct zs_job *head, *tail;   /* under zs_lock */
+    struct zs_job *running;       /* popped, not finished */
+    struct zs_cl_queue *cl_queue; /* the worker's OpenCL queue, for launches */
     uint64_t submitted, completed;
     bool stop;
     struct ze_sim_queue *next_queue; /* every live queue, for fork */
@@ -81,7 +82,7 @@ static void zs_query_timestamps(const struct zs_cmd *c) {
     }
 }
 
-static void zs_cmd_run(const struct zs_cmd *c) {
+static void zs_cmd_run(const struct zs_cmd *c, struct ze_sim_queue *q) {
     for (uint32_t i = 0; i < c->num_waits; i++)
         zs_wait_flag(&c->waits[i]->signaled, UINT64_MAX);
     zs_sleep_ns(zs_config.delay_ns);
@@ -107,6 +108,9 @@ static void zs_cmd_run(const struct zs_cmd *c) {
     }
     case ZS_CMD_QUERY_TIMESTAMPS:
         zs_query_timestamps(c);
+        break;
+    case ZS_CMD_LAUNCH:
+        zs_launch_run(&c->launch, &q->cl_queue);
         break;
     }
     if (c->signal)
@@ -144,7 +148,7 @@ static void *zs_worker(void *arg) {
         while (job->ran < job->n) {
             const struct zs_cmd *cmd = &job->cmds[job->ran];
             pthread_mutex_unlock(&zs_lock);
-            zs_cmd_run(cmd);
+            zs_cmd_run(cmd, q);
             pthread_mutex_lock(&zs_lock);
             job->ran++;
         }
@@ -231,6 +235,7 @@ void zs_queue_free(struct ze_sim_queue *q) {
     pthread_cond_broadcast(&zs_changed);
     pthread_mutex_unlock(&zs_lock);
     pthread_join(q->thread, NULL);
+    zs_launch_queue_free(q->cl_queue);
     q->magic = 0;
     free(q);
 }
@@ -265,6 +270,8 @@ void zs_engine_init(void) {
 
 ze_result_t zs_cmd_clone(struct zs_cmd *dst, const struct zs_cmd *src) {
     *dst = *src;
+    if (src->kind == ZS_CMD_LAUNCH)
+        zs_launch_retain(&src->launch); /* released by zs_cmd_free */
     dst->waits = NULL;
     dst->targets = NULL;
     dst->offsets = NULL;
@@ -288,6 +295,8 @@ oom:
 }
 
 void zs_cmd_free(struct zs_cmd *cmd) {
+    if (cmd->kind == ZS_CMD_LAUNCH)
+        zs_launch_release(&cmd->launch);
     free(cmd->waits);
     free(cmd->targets);
     free(cmd->offsets);

@@ -24,10 +24,6 @@ static bool zs_list_ok(ze_command_list_handle_t l) {
     return l && l->magic == ZS_MAGIC_LIST;
 }
 
-static bool zs_context_ok(ze_context_handle_t c) {
-    return c && c->magic == ZS_MAGIC_CONTEXT;
-}
-
 ze_result_t zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice,
                                  const ze_command_queue_desc_t *desc,
                                  ze_command_queue_handle_t *phCommandQueue) {

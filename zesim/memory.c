@@ -8,7 +8,6 @@
  */
 #include "zs.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,10 +15,6 @@ static struct zs_alloc_info *zs_allocs;
 static size_t zs_num_allocs, zs_cap_allocs;
 static uint64_t zs_next_id = 1;
 static uint64_t zs_used[ZS_MAX_DEVICES];
-
-static bool zs_context_ok(ze_context_handle_t c) {
-    return c && c->magic == ZS_MAGIC_CONTEXT;
-}
 
 /* The index of the allocation holding ptr, or zs_num_allocs (lock held). */
 static size_t zs_find_locked(const void *ptr) {
@@ -88,8 +83,7 @@ static ze_result_t zs_alloc(size_t size, size_t alignment, ze_memory_type_t type
         if (counted)
             zs_used[device] += size;
         *pptr = mem;
-        if (zs_config.trace)
-            fprintf(stderr, "ze_sim: alloc %p %zu bytes, type %d\n", mem, size, (int)type);
+        zs_trace("alloc %p %zu bytes, type %d", mem, size, (int)type);
     }
     pthread_mutex_unlock(&zs_lock);
     return rc;
@@ -139,8 +133,7 @@ ze_result_t zeMemFree(ze_context_handle_t hContext, void *ptr) {
         zs_allocs[i] = zs_allocs[--zs_num_allocs];
     }
     pthread_mutex_unlock(&zs_lock);
-    if (zs_config.trace)
-        fprintf(stderr, "ze_sim: free %p%s\n", ptr, found ? "" : " (not an allocation)");
+    zs_trace("free %p%s", ptr, found ? "" : " (not an allocation)");
     if (!found)
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     free(ptr);

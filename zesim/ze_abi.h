@@ -9,6 +9,7 @@
 #ifndef ZE_SIM_ZE_ABI_H
 #define ZE_SIM_ZE_ABI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +48,10 @@ typedef enum {
     ZE_RESULT_ERROR_INVALID_GLOBAL_NAME = 0x78000010,
     ZE_RESULT_ERROR_INVALID_KERNEL_NAME = 0x78000011,
     ZE_RESULT_ERROR_INVALID_FUNCTION_NAME = 0x78000012,
+    ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION = 0x78000013,
+    ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION = 0x78000014,
+    ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX = 0x78000015,
+    ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE = 0x78000016,
     ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE = 0x78000019,
     ZE_RESULT_ERROR_ADDRESS_NOT_FOUND = 0x78000021,
     ZE_RESULT_ERROR_UNKNOWN = 0x7ffffffe,
@@ -64,9 +69,17 @@ typedef enum {
     ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES = 0xa,
     ZE_STRUCTURE_TYPE_DEVICE_P2P_PROPERTIES = 0xb,
     ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES = 0x17,
+    ZE_STRUCTURE_TYPE_MODULE_DESC = 0x1b,
+    ZE_STRUCTURE_TYPE_MODULE_PROPERTIES = 0x1c,
+    ZE_STRUCTURE_TYPE_KERNEL_DESC = 0x1d,
+    ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES = 0x1e,
+    ZE_STRUCTURE_TYPE_KERNEL_PREFERRED_GROUP_SIZE_PROPERTIES = 0x21,
     ZE_STRUCTURE_TYPE_PCI_EXT_PROPERTIES = 0x10008,
     ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT = 0x1000f,
+    ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES = 0x10013,
+    ZE_STRUCTURE_TYPE_MODULE_PROGRAM_EXP_DESC = 0x20002,
     ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 = 0x20006,
+    ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC = 0x20021,
 } ze_structure_type_t;
 
 /* Every extensible structure starts so; ze_sim walks pNext chains by it. */
@@ -98,6 +111,9 @@ enum {
     ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS = 1,
     ZE_DEVICE_MODULE_FLAG_FP16 = 1u << 0,
     ZE_DEVICE_MODULE_FLAG_FP64 = 1u << 1,
+    ZE_MODULE_FORMAT_IL_SPIRV = 0,
+    ZE_MODULE_FORMAT_NATIVE = 1,
+    ZE_MODULE_PROPERTY_FLAG_IMPORTS = 1u << 0,
 };
 
 typedef struct ze_sim_driver *ze_driver_handle_t;
@@ -327,14 +343,67 @@ typedef struct {
 } ze_kernel_timestamp_result_t;
 
 typedef struct {
+    uint32_t numConstants;
+    const uint32_t *pConstantIds;
+    const void **pConstantValues;
+} ze_module_constants_t;
+
+typedef struct {
     ze_structure_type_t stype;
     const void *pNext;
     uint32_t format;
     size_t inputSize;
     const uint8_t *pInputModule;
     const char *pBuildFlags;
-    const void *pConstants;
+    const ze_module_constants_t *pConstants;
 } ze_module_desc_t;
+
+/* ZE_experimental_module_program: several modules built as one program. */
+typedef struct {
+    ze_structure_type_t stype;
+    const void *pNext;
+    uint32_t count;
+    const size_t *inputSizes;
+    const uint8_t **pInputModules;
+    const char **pBuildFlags;
+    const ze_module_constants_t **pConstants;
+} ze_module_program_exp_desc_t;
+
+typedef struct {
+    ze_structure_type_t stype;
+    void *pNext;
+    ze_flags_t flags;
+} ze_module_properties_t;
+
+typedef struct {
+    ze_structure_type_t stype;
+    void *pNext;
+    uint32_t numKernelArgs;
+    uint32_t requiredGroupSizeX, requiredGroupSizeY, requiredGroupSizeZ;
+    uint32_t requiredNumSubGroups;
+    uint32_t requiredSubgroupSize;
+    uint32_t maxSubgroupSize;
+    uint32_t maxNumSubgroups;
+    uint32_t localMemSize;
+    uint32_t privateMemSize;
+    uint32_t spillMemSize;
+    struct {
+        uint8_t kid[16];
+        uint8_t mid[16];
+    } uuid;
+} ze_kernel_properties_t;
+
+typedef struct {
+    ze_structure_type_t stype;
+    void *pNext;
+    uint32_t preferredMultiple;
+} ze_kernel_preferred_group_size_properties_t;
+
+typedef struct {
+    ze_structure_type_t stype;
+    void *pNext;
+    uint32_t maxGroupSize;
+} ze_kernel_max_group_size_ext_properties_t;
 
 typedef struct {
     ze_structure_type_t stype;
@@ -351,6 +420,14 @@ typedef struct {
     char data[ZE_MAX_IPC_HANDLE_SIZE];
 } ze_ipc_mem_handle_t;
 
+/* zeInitDrivers: the driver types to initialize and return. */
+enum { ZE_INIT_DRIVER_TYPE_FLAG_GPU = 1, ZE_INIT_DRIVER_TYPE_FLAG_NPU = 2 };
+typedef struct {
+    ze_structure_type_t stype;
+    const void *pNext;
+    ze_flags_t flags;
+} ze_init_driver_type_desc_t;
+
 typedef struct {
     int major, minor, patch;
 } zel_version_t;
@@ -366,8 +443,6 @@ typedef struct ze_image_desc ze_image_desc_t;
 typedef struct ze_image_region ze_image_region_t;
 typedef struct ze_sampler_desc ze_sampler_desc_t;
 typedef struct ze_physical_mem_desc ze_physical_mem_desc_t;
-typedef struct ze_kernel_properties ze_kernel_properties_t;
-typedef struct ze_module_properties ze_module_properties_t;
 typedef struct zes_mem_properties zes_mem_properties_t;
 typedef struct zes_mem_state zes_mem_state_t;
 typedef uint32_t ze_memory_advice_t;
@@ -379,7 +454,9 @@ typedef ze_flags_t ze_kernel_indirect_access_flags_t;
 typedef ze_flags_t ze_ipc_memory_flags_t;
 
 /* Every function ze_sim exports: the ze*, zes* and zel* functions that
- * Intel's oneAPI PJRT plugin and its Unified Runtime adapter import. */
+ * Intel's oneAPI PJRT plugin and its 2025.1 Unified Runtime adapter import,
+ * and zeInitDrivers, which the 2026 adapters call and oneDNN (in the
+ * plugin) looks up by name. */
 ZE_SIM_EXPORT ze_result_t zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList,
                                                      ze_event_handle_t hSignalEvent,
                                                      uint32_t numWaitEvents,
@@ -554,6 +631,8 @@ ZE_SIM_EXPORT ze_result_t zeImageViewCreateExt(ze_context_handle_t hContext,
                                                ze_image_handle_t hImage,
                                                ze_image_handle_t *phImageView);
 ZE_SIM_EXPORT ze_result_t zeInit(ze_init_flags_t flags);
+ZE_SIM_EXPORT ze_result_t zeInitDrivers(uint32_t *pCount, ze_driver_handle_t *phDrivers,
+                                        ze_init_driver_type_desc_t *desc);
 ZE_SIM_EXPORT ze_result_t zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *desc,
                                          ze_kernel_handle_t *phKernel);
 ZE_SIM_EXPORT ze_result_t zeKernelDestroy(ze_kernel_handle_t hKernel);
@@ -660,5 +739,19 @@ ZE_SIM_EXPORT ze_result_t zesDeviceEnumMemoryModules(zes_device_handle_t hDevice
 ZE_SIM_EXPORT ze_result_t zesMemoryGetProperties(zes_mem_handle_t hMemory,
                                                  zes_mem_properties_t *pProperties);
 ZE_SIM_EXPORT ze_result_t zesMemoryGetState(zes_mem_handle_t hMemory, zes_mem_state_t *pState);
+
+/* The dynamic loader's own interface, which the loader's static front-end
+ * looks up by name (loader.c); the DDI table getters are made there from
+ * ddi.def. */
+ZE_SIM_EXPORT ze_result_t zeLoaderInit(void);
+ZE_SIM_EXPORT void *zeLoaderGetTracingHandle(void);
+ZE_SIM_EXPORT ze_result_t zelLoaderGetVersionsInternal(size_t *num_elems,
+                                                       zel_component_version_t *versions);
+ZE_SIM_EXPORT ze_result_t zelLoaderGetVersion(zel_component_version_t *version);
+ZE_SIM_EXPORT ze_result_t zelLoaderTranslateHandleInternal(zel_handle_type_t handleType,
+                                                           void *handleIn, void **handleOut);
+ZE_SIM_EXPORT ze_result_t zelEnableTracingLayer(void);
+ZE_SIM_EXPORT ze_result_t zelDisableTracingLayer(void);
+ZE_SIM_EXPORT ze_result_t zelGetTracingLayerState(bool *enabled);
 
 #endif

@@ -12,8 +12,16 @@
 #include <stdbool.h>
 
 #define ZS_MAX_DEVICES 8
+/* The API version ze_sim implements, and the loader version it reports
+ * (zelLoaderGetVersions): the DDI tables are filled up to that API. */
+#define ZS_API_VERSION ZE_MAKE_VERSION(1, 6)
+#define ZS_LOADER_MAJOR 1
+#define ZS_LOADER_MINOR 17
 #define ZS_PAGE 4096
 #define ZS_FILL_PATTERN_MAX 128
+/* The simulated GPU's one sub-group size: reported by device.c, and every
+ * kernel is built for it (module.c). */
+#define ZS_SUBGROUP_SIZE 32
 
 /* A tag at the start of every object, checked on each call. */
 enum zs_magic {
@@ -25,6 +33,9 @@ enum zs_magic {
     ZS_MAGIC_FENCE,
     ZS_MAGIC_POOL,
     ZS_MAGIC_EVENT,
+    ZS_MAGIC_MODULE,
+    ZS_MAGIC_KERNEL,
+    ZS_MAGIC_BUILD_LOG,
 };
 
 struct ze_sim_driver {
@@ -45,15 +56,23 @@ struct zs_config {
     uint32_t devices;     /* ZE_SIM_DEVICES, 1..ZS_MAX_DEVICES, default 1 */
     uint64_t delay_ns;    /* ZE_SIM_DELAY_US: before each command runs */
     uint64_t memory_size; /* ZE_SIM_MEMORY_MB: each device's memory */
-    bool trace;           /* ZE_SIM_TRACE=1: allocations and frees on stderr */
+    bool trace;           /* ZE_SIM_TRACE=1: allocations, modules, launches on stderr */
+    char opencl[1024];    /* ZE_SIM_OPENCL: the OpenCL runtime (opencl.c) */
 };
 
 extern struct zs_config zs_config;
+/* One line on stderr, "ze_sim: " first, when ZE_SIM_TRACE=1. */
+void zs_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern struct ze_sim_device zs_devices[ZS_MAX_DEVICES];
 
-/* zeInit has run (zs_ready), a handle is one of ours (zs_device_ok). */
+/* zeInit has run (zs_ready), a handle is one of ours (zs_device_ok,
+ * zs_context_ok). */
 bool zs_ready(void);
 bool zs_device_ok(ze_device_handle_t device);
+bool zs_context_ok(ze_context_handle_t context);
+/* A string for a caller's (size, buffer) pair: without a buffer, the size
+ * it needs (with the terminator); with one, as much as fits, terminated. */
+ze_result_t zs_string_out(const char *text, size_t *size, char *out);
 uint64_t zs_now_ns(void);
 /* Device ticks: nanoseconds, masked to the reported valid bits. */
 uint64_t zs_ticks(uint64_t ns, uint32_t bits);
@@ -112,6 +131,17 @@ enum zs_cmd_kind {
     ZS_CMD_RESET_EVENT,
     ZS_CMD_WRITE_TIMESTAMP,
     ZS_CMD_QUERY_TIMESTAMPS,
+    ZS_CMD_LAUNCH,
+};
+
+/* A kernel launch (kernel.c): a copy of the kernel made when the launch
+ * was appended, so its arguments are the ones set then, and its sizes. */
+struct zs_cl_kernel;
+struct zs_cl_queue;
+struct zs_launch {
+    struct zs_cl_kernel *kernel; /* one reference per command holding it */
+    uint32_t dims;
+    size_t global[3], local[3], offset[3];
 };
 
 struct zs_region {
@@ -134,6 +164,7 @@ struct zs_cmd {
     ze_event_handle_t signal;
     ze_event_handle_t *waits;
     uint32_t num_waits;
+    struct zs_launch launch;
 };
 
 /* A queue: a worker thread that runs its jobs in order (engine.c). */
@@ -148,8 +179,22 @@ bool zs_queue_ok(const struct ze_sim_queue *q);
 /* Once, from zeInit: the fork handlers (engine.c). */
 void zs_engine_init(void);
 
+/* A command of kind with its signal event and wait list, the rest zero
+ * (append.c). */
+struct zs_cmd zs_cmd_of(enum zs_cmd_kind kind, ze_event_handle_t signal, uint32_t num_waits,
+                        ze_event_handle_t *waits);
+
 /* Appends cmd to a list: recorded, or run at once on an immediate list. */
 ze_result_t zs_list_append(ze_command_list_handle_t list, const struct zs_cmd *cmd);
+
+/* Runs a launch on the OpenCL queue *queue (made on first use by the
+ * worker that owns it) and waits for it; a launch that cannot run is
+ * reported on stderr. The references a launch command holds, and the
+ * queue's release (kernel.c). */
+void zs_launch_run(const struct zs_launch *launch, struct zs_cl_queue **queue);
+void zs_launch_retain(const struct zs_launch *launch);
+void zs_launch_release(struct zs_launch *launch);
+void zs_launch_queue_free(struct zs_cl_queue *queue);
 
 /* A deep copy (its own arrays), and freeing those arrays. */
 ze_result_t zs_cmd_clone(struct zs_cmd *dst, const struct zs_cmd *src);

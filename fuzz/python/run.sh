@@ -8,10 +8,11 @@
 # BUILD/fuzz-python/crash-* (turn it into a seed in fuzz/python/corpus once
 # fixed). The interpreter is the fuzz-env of scripts/python-env.sh (set up by
 # scripts/setup.sh); without it the run fails.
-# A BUILD whose module is instrumented (make fuzz's build-pyfuzz: clang,
-# -fsanitize=fuzzer-no-link plus ASan + UBSan) gets atheris's ASan runtime
-# with libFuzzer (asan_with_fuzzer.so) preloaded: coverage of the C code
-# (library, module, plugin) then guides the fuzzer, and ASan checks it.
+# A BUILD whose module is built with ASan + UBSan (make fuzz's build-pyfuzz,
+# make test's build-asan-py) gets atheris's ASan runtime with libFuzzer
+# (asan_with_fuzzer.so) preloaded, and the sanitizers check the C code
+# (library, module, plugin); where it is also built with
+# -fsanitize=fuzzer-no-link (build-pyfuzz), its coverage guides the fuzzer.
 # Usage: fuzz/python/run.sh BUILD [SECONDS]   (SECONDS default: $PJDL_FUZZ_SECONDS or 300)
 set -euo pipefail
 build=${1:?usage: fuzz/python/run.sh BUILD [SECONDS]}
@@ -33,7 +34,13 @@ if [[ ! -f "$plugin" || ! -d "$build/python/pjrt_dlpack" ]]; then
 fi
 preload=()
 module=$(ls "$build"/python/pjrt_dlpack/_pjrt_dlpack*.so)
-if [[ $(nm -D "$module") == *" U __asan_init"* ]]; then
+symbols=$(nm -D "$module")
+what=""
+if [[ $symbols == *" U __sanitizer_cov_"* ]]; then
+    what=", C coverage"
+fi
+if [[ $symbols == *" U __asan_init"* ]]; then
+    what+=", ASan + UBSan"
     runtime="$("$python" -c 'import atheris; print(atheris.path())')/asan_with_fuzzer.so"
     preload=(LD_PRELOAD="$runtime" ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=64
         UBSAN_OPTIONS=print_stacktrace=1)
@@ -42,7 +49,7 @@ out="$build/fuzz-python"
 mkdir -p "$out/work"
 cp -r "$here/corpus/." "$out/work/"
 log="$out/fuzz_dlpack.log"
-echo "== fuzz: Python (atheris${preload:+, C coverage, ASan + UBSan}) for ${seconds}s (corpus $out/work)"
+echo "== fuzz: Python (atheris$what) for ${seconds}s (corpus $out/work)"
 status=0
 env "${preload[@]}" PYTHONPATH="$build/python" PJRT_REF_PLUGIN="$plugin" PYTHONDONTWRITEBYTECODE=1 \
     "$python" "$here/fuzz_dlpack.py" -max_total_time="$seconds" -print_final_stats=1 \

@@ -398,10 +398,12 @@ class ExportedArray:
         return dlpack_device(self.array)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        if stream is not None and not isinstance(stream, int):
-            raise TypeError(f"stream must be None or an int, not {type(stream).__name__}")
-        # Any stream is fine: the export waits until the data is ready, so the
-        # consumer's stream has nothing to wait for.
+        if stream is not None and not isinstance(stream, int) and not _core._is_sycl_queue(stream):
+            raise TypeError(
+                f"stream must be None, an int or a dpctl.SyclQueue, not {type(stream).__name__}")
+        # Any stream is fine (a SYCL consumer's dpctl.SyclQueue too): the
+        # export waits until the data is ready, so the consumer's stream has
+        # nothing to wait for.
         if dl_device is not None and tuple(dl_device) != tuple(self.__dlpack_device__()):
             raise BufferError(
                 f"dl_device={tuple(dl_device)}: the array is on {self.__dlpack_device__()}; "
@@ -562,8 +564,13 @@ def from_dlpack(x, device=None):
         raise _needs("0.10.2", f"importing a DLPack tensor of device type {int(dl[0])} into JAX "
                      "(dlpack_managed_tensor_to_buffer's dl_device_type)")
     # JAX's own consumer asks for a legacy capsule (no max_version); the
-    # private function reads that form.
-    capsule = x.__dlpack__()
+    # private function reads that form. A SYCL producer (dpctl, dpnp) is
+    # asked with its own dpctl.SyclQueue, which is then waited for: no queue
+    # of JAX's runtime can be handed to it (docs/conformance.md).
+    queue = _core._sycl_queue_of(x)
+    capsule = x.__dlpack__() if queue is None else x.__dlpack__(stream=queue)
+    if queue is not None:
+        queue.wait()
     if takes_type:
         return impl(capsule, device, None, False, int(dl[0]))
     if takes_copy:  # JAX 0.8.1 to 0.10.1

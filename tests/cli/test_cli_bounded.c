@@ -88,6 +88,23 @@ static void test_buffer_creation_hangs(void **state) {
     cli_run_free(&r);
 }
 
+/* A check stopped by its whole limit (--check-limit-s) inside a call that
+ * had not reached --timeout-ms names that limit and the entry point, not
+ * the per-call limit (issue 38: it blamed --timeout-ms). */
+static void test_whole_check_limit_is_named(void **state) {
+    (void)state;
+    cli_run r;
+    RUN(&r, "check", "--timeout-ms", "60000", "--check-limit-s", "2", "--only", "export.types",
+        cli_broken_plugin("buffer_hang"));
+    const char *check[] = {"FAIL        export.types     the check did not finish within its whole "
+                           "limit of 2 s; it was in PJRT_Client_BufferFromHostBuffer (no single "
+                           "call had reached the per-call limit of 60.0 s)",
+                           NULL};
+    expect(&r, 1, check);
+    assert_null(strstr(r.out, "did not return within"));
+    cli_run_free(&r);
+}
+
 /* A hang in an extension's function, not in the PJRT_Api table: the Stream
  * extension's get_stream never returns. info stops there after printing
  * what it read; check fails the check that asked for a stream. */
@@ -151,6 +168,7 @@ int main(void) {
         cmocka_unit_test(test_initialize_hangs),
         cmocka_unit_test(test_client_creation_hangs),
         cmocka_unit_test(test_buffer_creation_hangs),
+        cmocka_unit_test(test_whole_check_limit_is_named),
         cmocka_unit_test(test_stream_extension_hangs),
         cmocka_unit_test(test_bench_outlives_the_plugin),
         cmocka_unit_test(test_documented),

@@ -146,6 +146,63 @@ static void test_missing_dependency(void **state) {
     cli_run_free(&r);
 }
 
+/* --json always writes the whole document on stdout, every key present
+ * (null, 0 or [] where nothing was read), whatever stopped the command:
+ * a file that does not exist, a name nobody registered, a library the
+ * loader refuses, a client that never comes (issue 38: these printed
+ * nothing, or left keys out). */
+static void expect_json_keys(const cli_run *r, const char *const *keys) {
+    if (r->out[0] != '{')
+        fail_msg("stdout is not a JSON document\n--- stdout\n%s\n--- stderr\n%s", r->out, r->err);
+    for (size_t i = 0; keys[i] != NULL; i++) {
+        char quoted[64];
+        snprintf(quoted, sizeof quoted, "\"%s\":", keys[i]);
+        expect_has(r, r->out, quoted);
+    }
+}
+
+static void test_json_always_complete(void **state) {
+    (void)state;
+    static const char *const info_keys[] = {"plugin",
+                                            "abi_version",
+                                            "api_struct_size",
+                                            "entry_points",
+                                            "attributes",
+                                            "extensions",
+                                            "extensions_chain_ends",
+                                            "client_error",
+                                            "platform",
+                                            "platform_version",
+                                            "platform_id",
+                                            "device_count",
+                                            "devices",
+                                            "capabilities",
+                                            "stopped",
+                                            NULL};
+    static const char *const check_keys[] = {"plugin", "platform", "setup_error",
+                                             "checks", "summary",  NULL};
+    const char *plugins[] = {"/nonexistent/plugin.so", "no_such_registered_name",
+                             cli_broken_plugin("missing_dep"), cli_broken_plugin("client_hang")};
+    const char *why[] = {"no such file", "no_such_registered_name", "libpjdl_gone.so",
+                         "did not return within"};
+    for (size_t i = 0; i < sizeof plugins / sizeof plugins[0]; i++) {
+        cli_run r;
+        RUN(&r, "info", "--json", "--timeout-ms", "1000", plugins[i]);
+        expect_exit(&r, 3);
+        expect_json_keys(&r, info_keys);
+        expect_has(&r, r.out, "\"platform\":null");
+        expect_has(&r, r.out, "\"devices\":[]");
+        expect_has(&r, r.out, why[i]);
+        cli_run_free(&r);
+        RUN(&r, "check", "--json", "--timeout-ms", "1000", "--only", "export.types", plugins[i]);
+        expect_exit(&r, 3);
+        expect_json_keys(&r, check_keys);
+        expect_has(&r, r.out, "\"platform\":null");
+        expect_has(&r, r.out, why[i]);
+        cli_run_free(&r);
+    }
+}
+
 /* A chain that loops back is shown up to the loop, not followed forever. */
 static void test_extension_loop(void **state) {
     (void)state;
@@ -178,10 +235,11 @@ static void test_xla_cpu(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_client_error),       cmocka_unit_test(test_client_error_json),
-        cmocka_unit_test(test_client_abort),       cmocka_unit_test(test_client_hang),
-        cmocka_unit_test(test_crash_after_client), cmocka_unit_test(test_missing_dependency),
-        cmocka_unit_test(test_extension_loop),     cmocka_unit_test(test_xla_cpu),
+        cmocka_unit_test(test_client_error),         cmocka_unit_test(test_client_error_json),
+        cmocka_unit_test(test_client_abort),         cmocka_unit_test(test_client_hang),
+        cmocka_unit_test(test_crash_after_client),   cmocka_unit_test(test_missing_dependency),
+        cmocka_unit_test(test_extension_loop),       cmocka_unit_test(test_xla_cpu),
+        cmocka_unit_test(test_json_always_complete),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

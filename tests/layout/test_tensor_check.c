@@ -66,12 +66,26 @@ static void test_shape(void **state) {
     t = tensor(1, many, NULL, f32);
     assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "overflow");
 
-    /* A zero makes the product 0 even after an overflowing prefix. */
+    /* A zero makes the product 0 even after an overflowing prefix; but
+     * XLA's plugins take the product of the element size and the dims up
+     * to the first 0 and abort the process when it overflows (issue 38:
+     * torch.empty(2**62, 0)), so such an empty shape is refused. */
     int64_t zero_after[4] = {INT64_C(1) << 40, INT64_C(1) << 40, INT64_C(1) << 40, 0};
     t = tensor(4, zero_after, NULL, f32);
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT,
+                "an empty tensor whose dimensions before the first 0");
+    int64_t zero_first[4] = {0, INT64_C(1) << 40, INT64_C(1) << 40, INT64_C(1) << 40};
+    t = tensor(4, zero_first, NULL, f32);
     assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
     assert_int_equal(l.num_elements, 0);
     assert_int_equal(l.nbytes, 0);
+    /* The bound is the element size times the dims: 2**61 f32 overflows,
+     * 2**61 int8 does not. */
+    int64_t wide_then_zero[2] = {INT64_C(1) << 61, 0};
+    t = tensor(2, wide_then_zero, NULL, f32);
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_INVALID_ARGUMENT, "overflow int64");
+    t = tensor(2, wide_then_zero, NULL, (DLDataType){kDLInt, 8, 1});
+    assert_code(pjdl__tensor_check(&t, &l), PJDL_OK, NULL);
 }
 
 /* A tensor without elements addresses no memory: its strides, given or

@@ -120,9 +120,10 @@ static void bad_options(void **state) {
 /* A plugin error passes through with the entry point named once: the
  * reference plugin starts its messages with the entry point's name, and the
  * library does not put it before them again; XLA's messages do not, and
- * the library puts it before them once. Each plugin is given a host buffer
- * it refuses: the reference plugin a TOKEN one, XLA one with a negative
- * dimension. */
+ * the library puts it before them once. Each plugin is given a request it
+ * refuses that the library passes on: the reference plugin a TOKEN host
+ * buffer, XLA a program that does not parse (a negative dimension, which
+ * XLA refused, the library now refuses itself). */
 static void plugin_error_named_once(void **state) {
     (void)state;
     pjdl_plugin *plugin = lib_load_selected();
@@ -132,9 +133,16 @@ static void plugin_error_named_once(void **state) {
     const int64_t dims[1] = {lib_on_xla() ? -3 : 8};
     pjdl_buffer *buf = NULL;
     if (lib_on_xla()) {
+        static const char program[] = "this is not a program";
+        pjdl_executable *exe = NULL;
+        LIB_FAILS(PJDL_UNKNOWN,
+                  pjdl_executable_compile(client, program, sizeof program - 1, "mlir", &exe));
+        assert_null(exe);
+        assert_non_null(strstr(pjdl_last_error(), "PJRT_Client_Compile: "));
+        assert_null(strstr(pjdl_last_error(), "PJRT_Client_Compile: PJRT_Client_Compile"));
         LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32,
                                                                dims, 1, NULL, NULL, &buf));
-        assert_non_null(strstr(pjdl_last_error(), "PJRT_Client_BufferFromHostBuffer: Invalid"));
+        assert_non_null(strstr(pjdl_last_error(), "dims[0] is -3"));
     } else {
         LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_TOKEN,
                                                                dims, 1, NULL, NULL, &buf));

@@ -1,10 +1,14 @@
 /* Executables on XLA's own CPU plugin (the reference plugin cannot
- * compile): compile errors with the plugin's message, argument checks,
- * results computed from DLPack views, results that are not ready when
- * Execute returns and an export that waits for them, and results that
+ * compile), and on Intel's oneAPI plugin over ze_sim, whose kernels the
+ * host's CPU computes (tests/oneapi builds this file as
+ * test_oneapi_lib_executable): compile errors with the plugin's message,
+ * argument checks, results computed from DLPack views, results that are
+ * not ready when Execute returns and an export that waits for them, one
+ * made ready on a consumer's stream (Intel's plugin), and results that
  * outlive their executable and inputs.
  *
- * The plugin comes from PJRT_XLA_CPU_PLUGIN; without it every test fails. */
+ * The plugin comes from PJRT_XLA_CPU_PLUGIN (PJRT_ONEAPI_PLUGIN); without
+ * it every test fails. */
 #include <sched.h>
 #include <time.h>
 
@@ -166,6 +170,36 @@ static float *aligned_floats(size_t n) {
     return p;
 }
 
+/* On Intel's plugin: host memory is the GPU client's pinned_host memory,
+ * which XLA's executables do not take as an input (Execute says so), and
+ * views of device memory (exports of its own buffers) are inputs. */
+static void device_views_in(lib_fixture *f, pjdl_executable *exe, pjdl_buffer *host_views[2]) {
+    pjdl_buffer *out[2];
+    size_t n = 0;
+    assert_int_equal(pjdl_executable_execute(exe, host_views, 2, out, 2, &n),
+                     PJDL_INVALID_ARGUMENT);
+    assert_non_null(strstr(pjdl_last_error(), "RuntimeProgramInputMismatch"));
+    const float a[6] = {0, 1, 2, 3, 4, 5}, b[6] = {10, 10, 10, 10, 10, 10};
+    pjdl_buffer *dev[2] = {host_buffer(f, a, dims23, 2), host_buffer(f, b, dims23, 2)}, *in[2];
+    pjdl_import_options opts = lib_import_options(PJDL_COPY_NEVER);
+    for (int i = 0; i < 2; i++) {
+        DLManagedTensorVersioned *t = NULL;
+        LIB_OK(pjdl_buffer_export(dev[i], NULL, &t));
+        assert_int_equal(t->dl_tensor.device.device_type, kDLOneAPI);
+        LIB_OK(pjdl_import(&f->client, 1, t, &opts, &in[i]));
+    }
+    LIB_OK(pjdl_executable_execute(exe, in, 2, out, 2, &n));
+    float s[6];
+    LIB_OK(pjdl_buffer_to_host(out[0], s, sizeof s));
+    for (int i = 0; i < 6; i++)
+        assert_true(s[i] == a[i] * b[i] + 1.0f);
+    for (int i = 0; i < 2; i++) {
+        pjdl_buffer_release(out[i]);
+        pjdl_buffer_release(in[i]);
+        pjdl_buffer_release(dev[i]);
+    }
+}
+
 /* Inputs that are DLPack views: the executable reads the producer's memory,
  * and each producer's deleter runs once, after the last user (the running
  * execution included) is done with it. */
@@ -189,6 +223,17 @@ static void dlpack_views_in_outputs_out(void **state) {
     assert_ptr_equal(pa, a);
     pjdl_buffer *out[2];
     size_t n = 0;
+    if (lib_on_oneapi()) {
+        device_views_in(f, exe, in);
+        pjdl_buffer_release(in[0]);
+        pjdl_buffer_release(in[1]);
+        pjdl_executable_release(exe);
+        assert_int_equal(lib_deleted(&ta, 1), 1);
+        assert_int_equal(lib_deleted(&tb, 1), 1);
+        free(a);
+        free(b);
+        return;
+    }
     LIB_OK(pjdl_executable_execute(exe, in, 2, out, 2, &n));
     pjdl_buffer_release(in[0]);
     pjdl_buffer_release(in[1]);
@@ -218,10 +263,26 @@ static void dlpack_views_in_outputs_out(void **state) {
 }
 
 /* A product of two N x N matrices: long enough (tens of milliseconds) that
- * XLA's executor is still computing when Execute returns. */
+ * XLA's executor is still computing when Execute returns. On Intel's
+ * plugin an elementwise a * b * N, which gives the same values for inputs
+ * of one value: its matrix products go to oneDNN, whose kernels are GPU
+ * machine code ze_sim cannot run (zesim/README.md), and ze_sim delays
+ * every command (ZE_SIM_DELAY_US) anyway. */
 #define BIG 1024
 
 static char *big_program_text(void) {
+#ifdef PJDL_TEST_ONEAPI
+    static const char fmt[] =
+        "func.func @main(%%a: tensor<%dx%dxf32>, %%b: tensor<%dx%dxf32>) -> tensor<%dx%dxf32> {\n"
+        "  %%p = stablehlo.multiply %%a, %%b : tensor<%dx%dxf32>\n"
+        "  %%n = stablehlo.constant dense<%d.0> : tensor<%dx%dxf32>\n"
+        "  %%c = stablehlo.multiply %%p, %%n : tensor<%dx%dxf32>\n"
+        "  return %%c : tensor<%dx%dxf32>\n"
+        "}\n";
+    char *text = malloc(1024);
+    snprintf(text, 1024, fmt, BIG, BIG, BIG, BIG, BIG, BIG, BIG, BIG, BIG, BIG, BIG, BIG, BIG, BIG,
+             BIG);
+#else
     static const char fmt[] =
         "func.func @main(%%a: tensor<%dx%dxf32>, %%b: tensor<%dx%dxf32>) -> tensor<%dx%dxf32> {\n"
         "  %%c = stablehlo.dot_general %%a, %%b, contracting_dims = [1] x [0]\n"
@@ -230,6 +291,7 @@ static char *big_program_text(void) {
         "}\n";
     char *text = malloc(1024);
     snprintf(text, 1024, fmt, BIG, BIG, BIG, BIG, BIG, BIG, BIG, BIG, BIG, BIG, BIG, BIG, BIG, BIG);
+#endif
     return text;
 }
 
@@ -304,6 +366,72 @@ static void export_waits_for_results(void **state) {
     pjdl_executable_release(exe);
 }
 
+/* Fresh inputs queued behind a backlog of host-to-device copies, which a
+ * GPU-style plugin runs one after another (ze_sim: ZE_SIM_DELAY_US each),
+ * so an execution on them ends well after any command queued next. */
+#define BACKLOG 12
+
+static void backlog_inputs(lib_fixture *f, int round, pjdl_buffer *backlog[BACKLOG]) {
+    for (int k = 0; k < BACKLOG; k++) {
+        float v[6];
+        for (int i = 0; i < 6; i++)
+            v[i] = (float)(100 * round + 10 * k + i);
+        backlog[k] = host_buffer(f, v, dims23, 2);
+    }
+}
+
+/* A result nobody waited for, exported to a consumer's stream (the stream
+ * extension's WaitUntilBufferReadyOnStream): the export does not wait, the
+ * stream does, so a view imported on that stream reads the computed data.
+ * Were the stream not made to wait, the view's copy to the host would run
+ * long before the execution (its inputs arrive after the backlog) and
+ * read what the memory held before. Plugins without streams refuse one. */
+static void consumer_stream_orders_results(void **state) {
+    lib_fixture *f = *state;
+    intptr_t stream = 0;
+    if (!lib_has_streams()) {
+        assert_int_not_equal(pjdl_device_stream(pjdl_client_device(f->client, 0), &stream),
+                             PJDL_OK);
+        return;
+    }
+    LIB_OK(pjdl_device_stream(pjdl_client_device(f->client, 0), &stream));
+    pjdl_executable *exe = compile(f, xla_compute_program);
+    int pending = 0;
+    for (int round = 0; round < 4; round++) {
+        pjdl_buffer *backlog[BACKLOG], *out[2];
+        backlog_inputs(f, round, backlog);
+        size_t n = 0;
+        LIB_OK(pjdl_executable_execute(exe, &backlog[BACKLOG - 2], 2, out, 2, &n));
+        pjdl_export_options eo = PJDL_EXPORT_OPTIONS_INIT;
+        eo.has_stream = true;
+        eo.stream = stream;
+        DLManagedTensorVersioned *t = NULL;
+        LIB_OK(pjdl_buffer_export(out[0], &eo, &t));
+        pending += !plugin_says_ready(f, out[0]);
+        pjdl_import_options io = lib_import_options(PJDL_COPY_NEVER);
+        io.has_stream = true;
+        io.stream = stream;
+        pjdl_buffer *view = NULL;
+        LIB_OK(pjdl_import(&f->client, 1, t, &io, &view));
+        float got[6];
+        LIB_OK(pjdl_buffer_to_host(view, got, sizeof got));
+        for (int i = 0; i < 6; i++) {
+            float a = (float)(100 * round + 10 * (BACKLOG - 2) + i), b = a + 10.0f;
+            if (got[i] != a * b + 1.0f)
+                fail_msg("round %d, element %d: %g, not %g: read before it was computed", round, i,
+                         (double)got[i], (double)(a * b + 1.0f));
+        }
+        pjdl_buffer_release(view);
+        pjdl_buffer_release(out[0]);
+        pjdl_buffer_release(out[1]);
+        for (int k = 0; k < BACKLOG; k++)
+            pjdl_buffer_release(backlog[k]);
+    }
+    print_message("the result was still being computed after %d of 4 exports\n", pending);
+    assert_int_not_equal(pending, 0);
+    pjdl_executable_release(exe);
+}
+
 /* Results live on when the executable and the inputs are released while
  * the execution is still running. */
 static void results_outlive_executable(void **state) {
@@ -341,6 +469,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(bad_arguments),
         cmocka_unit_test(dlpack_views_in_outputs_out),
         cmocka_unit_test(export_waits_for_results),
+        cmocka_unit_test(consumer_stream_orders_results),
         cmocka_unit_test(results_outlive_executable),
     };
     /* Run with "xla" (the fixture is XLA's whatever the argument). */

@@ -3,7 +3,10 @@
 # python_pytest_modern run them: Debian's Python with NumPy 1 and PyTorch 1,
 # and the modern environment, scripts/python-env.sh) on the module and the
 # reference plugin built with AddressSanitizer + UndefinedBehaviorSanitizer,
-# every file on its own:
+# every file on its own, and with libFuzzer's coverage instrumentation, so
+# that scripts/test.sh's short run of the Python fuzzer on the same module
+# is guided by the C code's coverage as make fuzz's is (the runtime's weak
+# hooks take the coverage calls when no fuzzer runs):
 #   bash tests/python/asan.sh [BUILD_DIR]   (default build-asan-py)
 # CPython, NumPy and PyTorch are not instrumented, so clang's runtime is
 # preloaded (it holds UBSan's handlers too); leaks are not checked (the
@@ -16,7 +19,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(realpath -m "${1:-$root/build-asan-py}")
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang \
-    -DPJDL_SANITIZE=address,undefined -DPJDL_UNITY=OFF -DBUILD_TESTING=OFF >/dev/null
+    -DPJDL_SANITIZE=address,undefined -DPJDL_UNITY=OFF -DBUILD_TESTING=OFF \
+    -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link >/dev/null
 cmake --build "$build" -j "$(nproc)" --target pjrt_dlpack_py pjrt_ref >/dev/null
 runtime=$(clang -print-file-name=libclang_rt.asan-x86_64.so)
 [[ -f $runtime ]] || { echo "asan.sh: clang's ASan runtime not found ($runtime)" >&2; exit 1; }

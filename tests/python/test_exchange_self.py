@@ -162,6 +162,43 @@ def test_allocator(table, client, with_gil):
     assert buf.to_bytes() == bytes(60)
 
 
+KDL_INT, KDL_FLOAT6_E2M3FN, KDL_FLOAT4_E2M1FN = 0, 15, 17
+
+
+@pytest.mark.parametrize("dtype, name", [((KDL_INT, 4), "int4"),
+                                         ((KDL_FLOAT4_E2M1FN, 4), "float4_e2m1fn"),
+                                         ((KDL_FLOAT6_E2M3FN, 6), "float6_e2m3fn")])
+def test_allocator_makes_sub_byte_buffers(table, client, dtype, name):
+    # Issue 38 (11): the allocator called every sub-byte prototype "too
+    # large" (their PJRT type size is 0); their host form is a byte each.
+    device = client.devices[0].dlpack_device
+    address, errors = table.allocate((2, 3), device=device, dtype=dtype)
+    assert not errors, errors
+    buf = table.to_object(address)
+    assert buf.shape == (2, 3) and buf.dtype == name
+    assert buf.to_bytes() == bytes(6)
+
+
+def test_a_borrowed_dltensor_never_drops_a_flag(table, client):
+    # Issue 38 (2): a DLTensor has no flags, so the 6-bit floats' one
+    # element per byte (IS_SUBBYTE_TYPE_PADDED in a versioned tensor) would
+    # read as packed: refused, while the managed tensor says it.
+    device = client.devices[0].dlpack_device
+    address, errors = table.allocate((4,), device=device, dtype=(KDL_FLOAT6_E2M3FN, 6))
+    assert not errors, errors
+    buf = table.to_object(address)
+    with pytest.raises(BufferError, match="one per byte"):
+        table.dltensor(buf)
+    exported = table.managed(buf)
+    assert managed(exported).flags & (1 << 2)  # DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED
+    CountingDeleter(exported).delete()
+    # Packed sub-byte memory has no flag: borrowed as it is.
+    address, errors = table.allocate((4,), device=device, dtype=(KDL_INT, 4))
+    packed = table.to_object(address)
+    view = table.dltensor(packed)
+    assert (view.dtype.code, view.dtype.bits) == (KDL_INT, 4)
+
+
 def test_allocator_reports_errors_through_set_error(table, cpu):
     for kwargs, kind in [(dict(device=(KDL_METAL, 0)), "ValueError"),
                          (dict(dtype=(99, 32)), "BufferError"),

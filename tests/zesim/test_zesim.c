@@ -250,7 +250,9 @@ static void queues_survive_fork(void **state) {
     zt_work_close(&w);
 }
 
-/* What a simulated GPU cannot do answers so, and bad handles are refused. */
+/* What a simulated GPU cannot do answers so, and bad handles are refused.
+ * Without the OpenCL runtime (ZE_SIM_OPENCL names a file that is not
+ * there) modules are refused, the build log saying why and what to do. */
 static void documented_refusals(void **state) {
     zt_fixture *f = *state;
     ze_module_desc_t md = {.stype = 0x1b};
@@ -261,10 +263,12 @@ static void documented_refusals(void **state) {
     assert_null(m);
     size_t n = 0;
     ZE_OK(zeModuleBuildLogGetString(log, &n, NULL));
-    char text[256];
+    char text[2048];
     assert_true(n > 0 && n <= sizeof text);
     ZE_OK(zeModuleBuildLogGetString(log, &n, text));
     assert_non_null(strstr(text, "runs no kernels"));
+    assert_non_null(strstr(text, "/nonexistent/libintelocl.so"));
+    assert_non_null(strstr(text, "LD_LIBRARY_PATH"));
     ZE_OK(zeModuleBuildLogDestroy(log));
     ze_image_handle_t img = NULL;
     assert_int_equal(zeImageCreate(f->ctx, f->dev, NULL, &img),
@@ -274,6 +278,16 @@ static void documented_refusals(void **state) {
         zeDriverGetExtensionFunctionAddress(f->driver, "zexDriverImportExternalPointer", &fn),
         ZE_RESULT_ERROR_INVALID_FUNCTION_NAME);
     assert_null(fn);
+    ZE_OK(zeDriverGetExtensionFunctionAddress(f->driver, "zeKernelSetGlobalOffsetExp", &fn));
+    assert_ptr_equal(fn, (void *)zeKernelSetGlobalOffsetExp);
+    ze_init_driver_type_desc_t td = {.stype = 0x00020021, .flags = ZE_INIT_DRIVER_TYPE_FLAG_GPU};
+    ze_driver_handle_t driver = NULL;
+    uint32_t drivers = 1;
+    ZE_OK(zeInitDrivers(&drivers, &driver, &td));
+    assert_true(drivers == 1 && driver == f->driver);
+    td.flags = 1u << 1; /* NPU drivers: none */
+    ZE_OK(zeInitDrivers(&drivers, NULL, &td));
+    assert_int_equal(drivers, 0);
     ze_device_properties_t p = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
     assert_int_equal(zeDeviceGetProperties(NULL, &p), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
     assert_int_equal(zeDeviceGetProperties((ze_device_handle_t)(void *)f->ctx, &p),

@@ -12,8 +12,7 @@ lines of python/README.md's table instead.
 
     python jax_oneapi_child.py [--row]
 
-ze_sim runs no kernels: nothing here computes on the device (a jitted
-function fails to build its module); data moves by copies and views."""
+Nothing here computes on the device: data moves by copies and views."""
 import json
 import os
 import sys

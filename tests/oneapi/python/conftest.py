@@ -16,25 +16,15 @@ import os
 
 import pytest
 
-import pjrt_dlpack
+import oneapi_client  # tests/python, on PYTHONPATH
 
 os.environ.setdefault("ZE_SIM_DELAY_US", "2000")
-
-
-def oneapi_plugin_path():
-    """Intel's plugin file; not set or missing: the test fails."""
-    path = os.environ.get("PJRT_ONEAPI_PLUGIN")
-    if not path or not os.path.exists(path):
-        pytest.fail("PJRT_ONEAPI_PLUGIN is not set to Intel's oneAPI plugin (run scripts/setup.sh)")
-    return path
 
 
 @pytest.fixture(scope="session")
 def oneapi():
     """A client of Intel's plugin on ze_sim's one simulated GPU."""
-    client = pjrt_dlpack.load_plugin(oneapi_plugin_path()).client()
-    assert client.platform == "oneapi"
-    return client
+    return oneapi_client.client()
 
 
 @pytest.fixture(scope="session")
