@@ -8,7 +8,7 @@
 #   make soak   the library under load for SOAK_S seconds (default 600)
 #   make fuzz   every libFuzzer target for PJDL_FUZZ_SECONDS (default 300) each,
 #               then the Python fuzzer (atheris, fuzz/python/) as long
-#   make wheel  the manylinux wheel in dist/ (scripts/release.sh)
+#   make wheel  a manylinux wheel per CPython (3.11, 3.13, 3.14) in dist/ (scripts/release.sh)
 #   make sdist  the source distribution in dist/
 # Each installs what it needs and is missing first (scripts/setup.sh MODE:
 # SETUP_FOR below), then configures and builds.
@@ -98,9 +98,10 @@ SOAK_S ?= 600
 plugins: build
 	@bash scripts/plugins.sh info $(BUILD)
 
-# The Python package for PyPI (scripts/release.sh): a manylinux wheel,
-# repaired and checked by auditwheel, built in $(WHEEL_BUILD) (kept: the next
-# build is incremental), and the sdist, both offline, into dist/.
+# The Python package for PyPI (scripts/release.sh): a manylinux wheel per
+# CPython interpreter (3.11, 3.13 and 3.14: scripts/debian_python.py), each
+# repaired and checked by auditwheel, built in $(WHEEL_BUILD)/cpXY (kept: the
+# next build is incremental), and the sdist, both offline, into dist/.
 WHEEL_BUILD ?= build-wheel
 
 wheel: setup
