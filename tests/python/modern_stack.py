@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 MINIMUM = [("numpy", "2.0.0"), ("torch", "2.4.0"), ("jax", "0.4.35"), ("ml_dtypes", "0.4.0"),
-           ("array_api_strict", "2.0.0")]
+           ("array_api_strict", "2.0.0"), ("tvm_ffi", "0.1.0")]
 
 
 def need(name, minimum):

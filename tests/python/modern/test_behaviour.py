@@ -7,11 +7,13 @@ consumer and as a producer, on every plugin a run has: the reference
 plugin's cpu and xpu, XLA's CPU plugin, and (tests/oneapi/python/modern,
 which imports this file with its own `target`) Intel's plugin on ze_sim.
 
-Each behaviour is one rule; docs/conformance.md's rows 53 to 66 name the
+Each behaviour is one rule; docs/conformance.md's rows 53 to 67 name the
 test of each. Where a producer has both the DLPack C exchange API and
 __dlpack__ (PyTorch 2, and our own Buffer), every tensor of the suite goes
 both ways and the answers must be the same: the same exception class, or
-the same values, shape, dtype and whether the memory is shared.
+the same values, shape, dtype and whether the memory is shared; and so
+where a consumer takes both (tvm-ffi, whose from_dlpack uses a producer's
+table; its own tensors publish none).
 """
 import gc
 import os
@@ -21,6 +23,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 import torch
+import tvm_ffi
 
 import pjrt_dlpack
 from dlpack_helpers import IS_COPIED, KDL_CPU, capsule_name, legacy, versioned
@@ -475,6 +478,54 @@ def test_producer_exchange_api_answers_as_dlpack_for_torch(target):
                           if on_host(target) else target.from_dlpack(ViaCapsule(buf)), address)
         assert direct[0] == wrapped[0] == "buffer", (name, direct, wrapped)
         assert direct == wrapped
+
+
+def tvm_outcome(make_tensor, address):
+    """What tvm-ffi's from_dlpack gave: the exception class, or the tensor's
+    shape, dtype, device, strides and whether it is the source's memory."""
+    try:
+        t = make_tensor()
+    except Exception as e:  # noqa: BLE001 -- the class is the outcome
+        return ("raises", type(e))
+    return ("tensor", tuple(t.shape), str(t.dtype), str(t.device), tuple(t.strides),
+            t.data_ptr() == address)
+
+
+def test_tvm_ffi_takes_our_buffers_both_ways(target):
+    """tvm-ffi consumes the DLPack C exchange API: a Buffer goes to it
+    through our table, and wrapped through __dlpack__, with the same tensor
+    (on a device too: tvm-ffi holds kDLOneAPI memory as `oneapi`)."""
+    for name, buf in our_cases(target).items():
+        if name == "deleted":
+            buf.delete()
+            with pytest.raises(BufferError):
+                tvm_ffi.from_dlpack(buf)
+            continue
+        if name == "float6":
+            # tvm-ffi 0.1.15 takes the 6-bit floats' padded form its own way:
+            # from our table a copy it makes on the host (through our
+            # allocator), from __dlpack__ first a legacy (packed) request,
+            # which a device buffer refuses (the tensor would not be on its
+            # device, test_producer_tensor_is_on_the_dlpack_device), and
+            # which of the two it tries depends on what it saw before.
+            continue
+        address = buf.unsafe_buffer_pointer()
+        table = tvm_outcome(lambda: tvm_ffi.from_dlpack(buf), address)
+        capsule = tvm_outcome(lambda: tvm_ffi.from_dlpack(ViaCapsule(buf)), address)
+        assert table == capsule, name
+        assert table[0] == "tensor" and table[1] == buf.shape and table[-1], (name, table)
+
+
+def test_tvm_ffi_tensors_come_in(target):
+    """A tvm-ffi tensor (a capsule producer: it publishes no table) comes in
+    with its values, a view where the memory can be one."""
+    a = host_array(np.float32)
+    t = tvm_ffi.from_dlpack(a)
+    buf = target.from_dlpack(t)
+    assert np.array_equal(read_back(buf), a)
+    viewed = buf.unsafe_buffer_pointer() == a.ctypes.data
+    assert viewed == (buf.__dlpack_device__()[0] == KDL_CPU)
+    assert target.from_dlpack(t, copy=True).unsafe_buffer_pointer() != a.ctypes.data
 
 
 # -------------------------------------------- what must never crash
