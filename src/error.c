@@ -50,21 +50,26 @@ void pjdl__clear_error(void) {
     last_copy_refused = false;
 }
 
+__attribute__((format(printf, 3, 0))) static pjdl_code fail_v(pjdl_code code, bool copy_refused,
+                                                              const char *fmt, va_list ap) {
+    vsnprintf(last_message, sizeof last_message, fmt, ap);
+    last_copy_refused = copy_refused;
+    return code;
+}
+
 pjdl_code pjdl__fail(pjdl_code code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_message, sizeof last_message, fmt, ap);
+    code = fail_v(code, false, fmt, ap);
     va_end(ap);
-    last_copy_refused = false;
     return code;
 }
 
 pjdl_code pjdl__fail_copy_refused(pjdl_code code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_message, sizeof last_message, fmt, ap);
+    code = fail_v(code, true, fmt, ap);
     va_end(ap);
-    last_copy_refused = true;
     return code;
 }
 
