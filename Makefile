@@ -5,9 +5,10 @@
 #   make test   every test
 #   make bench  the benchmarks (Release build in build-bench); writes
 #               bench/results/results.md and latency.png
+#   make soak   the library under load for SOAK_S seconds (default 600)
 #   make fuzz   every libFuzzer target for PJDL_FUZZ_SECONDS (default 300) each,
 #               then the Python fuzzer (atheris, fuzz/python/) as long
-#   make wheel  the manylinux wheel in dist/ (scripts/release.sh)
+#   make wheel  a manylinux wheel per CPython (3.11, 3.13, 3.14) in dist/ (scripts/release.sh)
 #   make sdist  the source distribution in dist/
 # Each installs what it needs and is missing first (scripts/setup.sh MODE:
 # SETUP_FOR below), then configures and builds.
@@ -79,6 +80,16 @@ bench: setup
 	cmake --build $(BENCH_BUILD) -j $(JOBS) --target bench_all -- --no-print-directory
 	@bash bench/run.sh $(BENCH_BUILD)
 
+# The soak: the library and the Python module under load for SOAK_S seconds
+# (default 600) on the reference plugin's xpu with injected faults and
+# delays, XLA's CPU plugin, Intel's plugin on ze_sim, and NumPy and PyTorch
+# (scripts/soak.sh; docs/reliability.md has an hour of it).
+.PHONY: soak
+soak: SETUP_FOR = test
+soak: build
+	@SOAK_S=$(SOAK_S) bash scripts/soak.sh $(BUILD)
+SOAK_S ?= 600
+
 # Every real PJRT plugin of scripts/plugins.txt (installed on demand from
 # PyPI into the cache): `pjrt-dlpack info` on each, one line per plugin and
 # "N passed, N failed"; fails if info crashed, hung or gave an undocumented
@@ -87,9 +98,10 @@ bench: setup
 plugins: build
 	@bash scripts/plugins.sh info $(BUILD)
 
-# The Python package for PyPI (scripts/release.sh): a manylinux wheel,
-# repaired and checked by auditwheel, built in $(WHEEL_BUILD) (kept: the next
-# build is incremental), and the sdist, both offline, into dist/.
+# The Python package for PyPI (scripts/release.sh): a manylinux wheel per
+# CPython interpreter (3.11, 3.13 and 3.14: scripts/debian_python.py), each
+# repaired and checked by auditwheel, built in $(WHEEL_BUILD)/cpXY (kept: the
+# next build is incremental), and the sdist, both offline, into dist/.
 WHEEL_BUILD ?= build-wheel
 
 wheel: setup

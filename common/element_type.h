@@ -19,6 +19,7 @@ typedef struct {
     const char *pjrt_name; /* "F32": PJRT's spelling (PJRT_Buffer_Type_F32) */
     const char *name;      /* "f32": XLA's short name */
     unsigned bits;         /* bits per element; 0 for no data (INVALID, TOKEN) */
+    int minor;             /* the first PJRT C API minor version (0.minor) that has it */
 } pjdl__element_type;
 
 /* The facts about `type`, NULL for a value this table does not know (a

@@ -146,6 +146,23 @@ PJDL_API void pjdl_plugin_release(pjdl_plugin *plugin);
 
 /* The plugin's function table; borrowed, valid while the plugin lives. */
 PJDL_API const PJRT_Api *pjdl_plugin_api(const pjdl_plugin *plugin);
+/* The first minor version whose extension records start with struct_size
+ * (XLA's changelog, 0.45: "Added struct_size field to beginning of
+ * PJRT_Extension_Base"). */
+#define PJDL_EXTENSION_BASE_MINOR 45
+/* The first extension record of a plugin's table (api->extension_start), or
+ * NULL: none, a table too short to hold the field, or an ABI older than
+ * 0.45, whose records began with their type, not their struct_size, and
+ * cannot be read as PJRT_Extension_Base (jax-cuda11-pjrt 0.4.25, ABI 0.42:
+ * read as today's, its chain crashed the reader). Inline, for code that
+ * calls a plugin's table without the library. */
+static inline const PJRT_Extension_Base *pjdl_api_extensions(const PJRT_Api *api) {
+    size_t need = offsetof(PJRT_Api, pjrt_api_version) + sizeof api->pjrt_api_version;
+    if (api == NULL || api->struct_size < need || api->pjrt_api_version.major_version != 0 ||
+        api->pjrt_api_version.minor_version < PJDL_EXTENSION_BASE_MINOR)
+        return NULL;
+    return api->extension_start;
+}
 
 /* The path the plugin was loaded from, or NULL for pjdl_plugin_from_api. */
 PJDL_API const char *pjdl_plugin_path(const pjdl_plugin *plugin);
@@ -343,6 +360,10 @@ PJDL_API pjdl_code pjdl_dtype_to_pjrt(DLDataType dtype, PJRT_Buffer_Type *out);
 PJDL_API size_t pjdl_pjrt_type_size(PJRT_Buffer_Type type);
 /* "f32", "bf16", "pred", ...: a static string; "invalid" if unknown. */
 PJDL_API const char *pjdl_pjrt_type_name(PJRT_Buffer_Type type);
+/* The first PJRT C API minor version (0.minor) that has `type`, -1 if
+ * unknown. The library hands a plugin no type newer than the plugin's ABI
+ * (older plugins crash on one): such a call fails with UNIMPLEMENTED. */
+PJDL_API int pjdl_pjrt_type_minor(PJRT_Buffer_Type type);
 
 /* ----------------------------------------------------------------- buffers */
 

@@ -183,8 +183,13 @@ info_one() {
     3)
         what=$(field "$out" 'client: *none: ')
         if [[ -z "$what" ]]; then
-            what="not loadable: $(grep -m1 '^pjrt-dlpack: cannot load plugin' "$err" |
-                sed 's/.*: \([^:]*: cannot open shared object file\).*/\1/; s/^pjrt-dlpack: //')"
+            # The library's words after the path (a missing library, or a
+            # library for another system), without the code.
+            local line
+            line=$(grep -m1 '^pjrt-dlpack: cannot load' "$err" || true)
+            line=${line#*"$path: "}
+            what="not loadable: $(echo "${line% (*)}" |
+                sed 's/.*: \([^:]*: cannot open shared object file\).*/\1/')"
         fi
         ;;
     124 | 137) verdict=FAIL what="info hung (killed by timeout)" ;;

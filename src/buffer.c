@@ -88,11 +88,23 @@ static void set_compact(pjdl_buffer *b) {
     }
 }
 
+/* Whether the strides are compact row-major (extent-1 dimensions aside). */
+static bool row_major(const pjdl_buffer *b) {
+    int64_t stride = 1;
+    for (size_t i = b->ndim; i-- > 0;) {
+        if (b->dims[i] > 1 && b->strides[i] != stride)
+            return false;
+        stride *= b->dims[i] > 0 ? b->dims[i] : 1;
+    }
+    return true;
+}
+
 /* The memory layout as element strides; failures are kept for export. */
 static pjdl_code read_layout(pjdl_buffer *b) {
     const pjdl_plugin *p = b->client->plugin;
     set_compact(b);
     b->layout_code = PJDL_OK;
+    b->layout_untrusted = false;
     if (b->elem_size == 0) {
         b->layout_code = pjdl__fail(PJDL_UNIMPLEMENTED, "element type %s has no data",
                                     pjdl_pjrt_type_name(b->type));
@@ -108,6 +120,19 @@ static pjdl_code read_layout(pjdl_buffer *b) {
             pjdl__fail_context(b->layout_code, "PJRT_Buffer_GetMemoryLayout reports ");
         else if (code != PJDL_UNIMPLEMENTED)
             b->layout_code = code;
+    }
+    if (b->layout_code == PJDL_OK && !row_major(b) &&
+        (pjdl__client_layout_trust(b->client) & PJDL_TRUST_LAYOUTS) != PJDL_TRUST_LAYOUTS) {
+        b->layout_untrusted = true;
+        b->layout_code = pjdl__fail(
+            PJDL_FAILED_PRECONDITION,
+            "the plugin (PJRT C API %d.%d) reports a layout other than row-major for this buffer, "
+            "but it ignores the layouts it is given (a probe of the client: %s), so neither the "
+            "layout nor a host copy through it can be trusted",
+            b->client->plugin->major, b->client->plugin->minor,
+            pjdl__client_layout_trust(b->client) & PJDL_TRUST_DEVICE_LAYOUTS
+                ? "a transposed view read back untransposed"
+                : "a buffer made with a column-major device layout held row-major bytes");
     }
     if (b->layout_code == PJDL_OK)
         return PJDL_OK;
@@ -221,6 +246,7 @@ buffer_init(pjdl_buffer *b, pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_
     b->device = NULL;
     b->memory = NULL;
     b->layout_code = PJDL_OK;
+    b->layout_untrusted = false;
     b->layout_error = NULL;
     b->ndim = ndim;
     b->dims = dims;

@@ -119,6 +119,8 @@ static pjdl_code to_host(pjdl_buffer *buffer, void *dst, PJRT_Buffer_MemoryLayou
 }
 
 pjdl_code pjdl__buffer_read_host(pjdl_buffer *buffer, void *dst) {
+    if (buffer->layout_untrusted)
+        return pjdl__fail(buffer->layout_code, "%s", buffer->layout_error);
     pjdl_code code = PJDL_NEED(buffer->client->plugin, PJRT_Buffer_ToHostBuffer);
     if (code != PJDL_OK || buffer->size_bytes == 0)
         return code;
@@ -213,6 +215,7 @@ pjdl_code pjdl__host_to_device(pjdl_client *client, const void *data, PJRT_Buffe
     const pjdl_plugin *p = client->plugin;
     PJDL_TRY(PJDL_NEED(p, PJRT_Client_BufferFromHostBuffer));
     PJDL_TRY(PJDL_NEED(p, PJRT_Buffer_Destroy)); /* else the new buffer could never be freed */
+    PJDL_TRY(PJDL_NEED_TYPE(p, type));
     PJRT_Client_BufferFromHostBuffer_Args a = {
         .struct_size = PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE,
         .client = client->client,

@@ -93,6 +93,7 @@ static pjdl_code client_new(pjdl_plugin *plugin, PJRT_Client *pjrt, bool owned, 
     }
     atomic_init(&client->refs, 1);
     atomic_init(&client->timeout_ms, 0);
+    atomic_init(&client->layout_trust, 0);
     client->plugin = plugin;
     client->client = pjrt;
     client->owned = owned;

@@ -62,6 +62,11 @@ const char *pjdl_pjrt_type_name(PJRT_Buffer_Type type) {
     return info ? info->name : "invalid";
 }
 
+int pjdl_pjrt_type_minor(PJRT_Buffer_Type type) {
+    const pjdl__element_type *info = pjdl__element_type_of(type);
+    return info ? info->minor : -1;
+}
+
 size_t pjdl_pjrt_type_size(PJRT_Buffer_Type type) {
     return pjdl__element_type_size(type);
 }

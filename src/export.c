@@ -394,6 +394,8 @@ static pjdl_code export_fill(pjdl_buffer *b, const pjdl_export_options *o, bool 
     const char *why = copy_reason(b, o, versioned, own);
     if (why == NULL)
         return export_view(b, o, own, ctx, plan);
+    if (b->layout_untrusted)
+        return pjdl__fail(b->layout_code, "export: %s", b->layout_error);
     if (o->copy == PJDL_COPY_NEVER)
         return pjdl__fail_copy_refused(b->layout_code != PJDL_OK ? b->layout_code
                                                                  : PJDL_INVALID_ARGUMENT,

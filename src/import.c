@@ -69,6 +69,12 @@ static const char *view_obstacle(const import_job *job, pjdl_code *code) {
         *code = PJDL_UNIMPLEMENTED;
         return "the plugin does not implement PJRT_Client_CreateViewOfDeviceBuffer";
     }
+    if (job->layout.kind == PJDL_LAYOUT_PERMUTED &&
+        !(pjdl__client_layout_trust(job->client) & PJDL_TRUST_VIEW_LAYOUTS)) {
+        *code = PJDL_UNIMPLEMENTED;
+        return "the plugin ignores the layout of a view (a transposed view of its own buffer "
+               "read back untransposed), so a permuted tensor is not viewed";
+    }
     return NULL;
 }
 

@@ -29,6 +29,8 @@ static pjdl_code view_call(const pjdl_client *client, const pjdl_device *device,
                            const pjdl_memory *memory, void *data, const int64_t *dims, size_t n,
                            PJRT_Buffer_Type type, PJRT_Buffer_MemoryLayout *layout, intptr_t stream,
                            import_owner *owner, PJRT_Buffer **out) {
+    if (__builtin_expect(!pjdl__plugin_has_type(client->plugin, type), 0))
+        return view_failed(pjdl__type_too_new(client->plugin, type), owner);
     /* Every field assigned: an initializer would have GCC clear the struct
      * with `rep stosq` first, slow to start on every view (bench/README.md). */
     PJRT_Client_CreateViewOfDeviceBuffer_Args a;

@@ -26,10 +26,28 @@ struct pjdl_plugin {
      * not change, so that a view import and its release read the table only
      * for the entry points they call. */
     bool views;
+    /* Bit t set: element type t is in the plugin's ABI (minor), so it may
+     * be handed to the plugin. Older plugins crash on a newer type instead
+     * of refusing it (XLA's of 0.106 on F6E2M3FN, of 0.81 on S1). */
+    uint64_t types;
 };
 
 /* Makes a plugin of a dlopen()ed library (plugin.c); takes handle and path. */
 pjdl_code pjdl__plugin_open(void *handle, char *path, const PJRT_Api *api, pjdl_plugin **out);
+
+/* When `path` is a library for another system (a Windows DLL, a macOS
+ * Mach-O library), says which, for which CPU, and the PJRT entry symbol it
+ * exports, into out ("it is a Windows DLL for ARM64, not a library for
+ * this system (Linux x86-64); it exports GetPjRtApi instead of
+ * GetPjrtApi"); false for any other file (foreign.c). */
+bool pjdl__describe_foreign(const char *path, char *out, size_t size);
+#if defined(__x86_64__)
+#define PJDL_THIS_SYSTEM "Linux x86-64"
+#elif defined(__aarch64__)
+#define PJDL_THIS_SYSTEM "Linux ARM64"
+#else
+#define PJDL_THIS_SYSTEM "this CPU's Linux"
+#endif
 
 /* Whether the plugin's table holds a non-NULL slot at byte `offset`.
  * Inline: the hot paths ask it for every call into the plugin. */
@@ -40,6 +58,19 @@ static inline bool pjdl__slot_present(const PJRT_Api *api, size_t offset) {
     memcpy(&fn, (const char *)api + offset, sizeof fn);
     return fn != NULL;
 }
+
+/* Whether element type `type` may be handed to the plugin (its ABI has it). */
+static inline bool pjdl__plugin_has_type(const pjdl_plugin *plugin, PJRT_Buffer_Type type) {
+    return (unsigned)type < 64 && (plugin->types >> (unsigned)type & 1) != 0;
+}
+
+/* UNIMPLEMENTED naming the type, its first ABI version and the plugin's
+ * (the type is not in the plugin's ABI: pjdl__plugin_has_type). */
+pjdl_code pjdl__type_too_new(const pjdl_plugin *plugin, PJRT_Buffer_Type type);
+
+/* PJDL_OK when `type` may be handed to the plugin, else pjdl__type_too_new. */
+#define PJDL_NEED_TYPE(plugin, type)                                                               \
+    (pjdl__plugin_has_type((plugin), (type)) ? PJDL_OK : pjdl__type_too_new((plugin), (type)))
 
 /* OK when the slot is present, else UNIMPLEMENTED naming it. */
 pjdl_code pjdl__need_slot(const pjdl_plugin *plugin, size_t offset, const char *name);
@@ -162,7 +193,19 @@ struct pjdl_client {
     size_t num_memories;
     pjdl_memory *memories;
     _Atomic int64_t timeout_ms;
+    /* pjdl__client_layout_trust's answer; 0 until asked. */
+    atomic_int layout_trust;
 };
+
+/* Whether the plugin honours the layouts it is given (layout_trust.c: a
+ * probe on the client, made the first time a caller asks): views made with
+ * a permuted layout read back permuted (PJDL_TRUST_VIEW_LAYOUTS), buffers
+ * made with a device layout hold it (PJDL_TRUST_DEVICE_LAYOUTS). Older XLA
+ * CPU plugins do neither and report the layout they were asked for. */
+#define PJDL_TRUST_VIEW_LAYOUTS 2u
+#define PJDL_TRUST_DEVICE_LAYOUTS 4u
+#define PJDL_TRUST_LAYOUTS (PJDL_TRUST_VIEW_LAYOUTS | PJDL_TRUST_DEVICE_LAYOUTS)
+unsigned pjdl__client_layout_trust(pjdl_client *client);
 
 /* The library's own client references (a buffer's, an executable's): a
  * direct call, where the public pjdl_client_retain / _release would go
@@ -237,6 +280,11 @@ struct pjdl_buffer {
     pjdl_memory *memory;
     /* The memory layout as DLPack element strides, or why it has none. */
     pjdl_code layout_code;
+    /* The plugin reports a layout other than row-major and does not honour
+     * the layouts it is given (pjdl__client_layout_trust): neither the
+     * layout nor a host copy made through it can be trusted, so the buffer
+     * is neither exported nor copied to the host (layout_error says why). */
+    bool layout_untrusted;
     char *layout_error;
     size_t ndim;
     int64_t *dims;    /* ndim entries; points into the allocation */

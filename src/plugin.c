@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "element_type.h"
 #include "internal.h"
 
 /* The tables this process has initialized, so each is initialized once. The
@@ -50,6 +51,34 @@ static pjdl_code plugin_initialize(pjdl_plugin *plugin) {
     return code;
 }
 
+_Static_assert(PJDL_ELEMENT_TYPE_COUNT <= 64, "pjdl_plugin.types has a bit per element type");
+
+/* The element types of ABI 0.minor (common/element_type.c has each type's
+ * first minor): a plugin of an older ABI is never handed a newer type. */
+static uint64_t plugin_types(int minor) {
+    uint64_t types = 0;
+    for (unsigned t = 0; t < PJDL_ELEMENT_TYPE_COUNT; t++) {
+        const pjdl__element_type *info = pjdl__element_type_of((PJRT_Buffer_Type)t);
+        if (info != NULL && info->minor <= minor)
+            types |= (uint64_t)1 << t;
+    }
+    return types;
+}
+
+__attribute__((cold)) pjdl_code pjdl__type_too_new(const pjdl_plugin *plugin,
+                                                   PJRT_Buffer_Type type) {
+    const pjdl__element_type *info = pjdl__element_type_of(type);
+    if (info == NULL)
+        return pjdl__fail(PJDL_INVALID_ARGUMENT, "element type %d is not a PJRT element type",
+                          (int)type);
+    return pjdl__fail(PJDL_UNIMPLEMENTED,
+                      "element type %s (PJRT_Buffer_Type_%s) is new in PJRT C API %d.%d; the "
+                      "plugin implements %d.%d, which does not have it, so it is not handed to "
+                      "the plugin (older plugins crash on it)",
+                      info->name, info->pjrt_name, PJRT_API_MAJOR, info->minor, plugin->major,
+                      plugin->minor);
+}
+
 /* Checks the table's shape and version; fills plugin->major/minor. */
 static pjdl_code plugin_check_api(pjdl_plugin *plugin) {
     const PJRT_Api *api = plugin->api;
@@ -73,6 +102,7 @@ static pjdl_code plugin_check_api(pjdl_plugin *plugin) {
                                                  "PJRT_Error_Message is NULL");
     plugin->views = PJDL_HAS(plugin, PJRT_Client_CreateViewOfDeviceBuffer) &&
                     PJDL_HAS(plugin, PJRT_Buffer_Destroy);
+    plugin->types = plugin_types(plugin->minor);
     return PJDL_OK;
 }
 
@@ -82,6 +112,7 @@ static pjdl_code plugin_new(const PJRT_Api *api, pjdl_plugin **out) {
     atomic_init(&plugin->refs, 1);
     plugin->api = api;
     plugin->views = false; /* plugin_check_api */
+    plugin->types = 0;
     *out = plugin;
     return PJDL_OK;
 }
@@ -173,7 +204,7 @@ const PJRT_Extension_Base *pjdl_plugin_extension(const pjdl_plugin *plugin,
         return NULL;
     /* A malformed chain must not hang us: bound the walk. */
     size_t steps = 0;
-    for (const PJRT_Extension_Base *e = plugin->api->extension_start; e && steps < 1024;
+    for (const PJRT_Extension_Base *e = pjdl_api_extensions(plugin->api); e && steps < 1024;
          e = e->next, steps++)
         if (e->type == type)
             return e;

@@ -93,6 +93,15 @@ static pjdl_code open_library(const char *path, void **handle, const PJRT_Api **
         const char *why = dlerror();
         bool missing = strchr(path, '/') != NULL ? access(path, F_OK) != 0
                                                  : why && strstr(why, "No such file") != NULL;
+        char foreign[256];
+        if (!missing && strchr(path, '/') != NULL &&
+            pjdl__describe_foreign(path, foreign, sizeof foreign))
+            return pjdl__fail(PJDL_FAILED_PRECONDITION, "cannot load PJRT plugin %s: %s", path,
+                              foreign);
+        /* dlerror() starts with the path: said once. */
+        size_t n = strlen(path);
+        if (why != NULL && strncmp(why, path, n) == 0 && strncmp(why + n, ": ", 2) == 0)
+            why += n + 2;
         return pjdl__fail(missing ? PJDL_NOT_FOUND : PJDL_INVALID_ARGUMENT,
                           "cannot load PJRT plugin %s: %s", path, why ? why : "dlopen failed");
     }

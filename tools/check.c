@@ -20,6 +20,8 @@ static const ck_def checks[] = {
     {"abi.extensions", "the extension chain is well formed", ck_abi_extensions, false},
     {"abi.args", "args struct_size: too small is refused, larger (newer caller) accepted",
      ck_abi_args, true},
+    {"abi.types", "element types newer than the plugin's ABI are not handed to it", ck_abi_types,
+     true},
     {"export.types", "export of every element type DLPack can express", ck_export_types, true},
     {"export.shapes", "export of 0-d, zero-size and multi-dimensional buffers", ck_export_shapes,
      true},

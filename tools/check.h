@@ -153,6 +153,7 @@ void ck_abi_version(ck_ctx *ctx, ck_result *r);
 void ck_abi_table(ck_ctx *ctx, ck_result *r);
 void ck_abi_extensions(ck_ctx *ctx, ck_result *r);
 void ck_abi_args(ck_ctx *ctx, ck_result *r);
+void ck_abi_types(ck_ctx *ctx, ck_result *r);
 void ck_export_types(ck_ctx *ctx, ck_result *r);
 void ck_export_shapes(ck_ctx *ctx, ck_result *r);
 void ck_export_strided(ck_ctx *ctx, ck_result *r);

@@ -139,7 +139,7 @@ void ck_abi_extensions(ck_ctx *ctx, ck_result *r) {
     }
     const PJRT_Extension_Base *seen[64];
     size_t n = 0;
-    for (const PJRT_Extension_Base *e = api->extension_start; e != NULL; e = e->next) {
+    for (const PJRT_Extension_Base *e = pjdl_api_extensions(api); e != NULL; e = e->next) {
         for (size_t i = 0; i < n; i++) {
             if (seen[i] == e) {
                 ck_fail(r, "expected a NULL-terminated extension chain, got a cycle after %zu", n);
@@ -208,4 +208,58 @@ void ck_abi_args(ck_ctx *ctx, ck_result *r) {
         ck_fail(r, "PJRT_Client_PlatformName with struct_size 1: expected an error, got OK");
     else if (rc != PJDL_INVALID_ARGUMENT)
         ck_note(r, "struct_size 1 refused with %s (INVALID_ARGUMENT is usual)", pjdl_code_name(rc));
+}
+
+/* The first element type with data that ABI 0.minor does not have, or
+ * INVALID when it has all this build knows. */
+static PJRT_Buffer_Type first_newer_type(int minor) {
+    for (int t = 1; t < 64; t++) {
+        int first = pjdl_pjrt_type_minor((PJRT_Buffer_Type)t);
+        if (first > minor && strcmp(pjdl_pjrt_type_name((PJRT_Buffer_Type)t), "token") != 0)
+            return (PJRT_Buffer_Type)t;
+    }
+    return PJRT_Buffer_Type_INVALID;
+}
+
+void ck_abi_types(ck_ctx *ctx, ck_result *r) {
+    int minor = ctx->abi.api->pjrt_api_version.minor_version;
+    PJRT_Buffer_Type type = first_newer_type(minor);
+    if (type == PJRT_Buffer_Type_INVALID) {
+        ck_note(r, "ABI 0.%d has every element type of this build", minor);
+        return;
+    }
+    const char *name = pjdl_pjrt_type_name(type);
+    unsigned char data[4] = {0};
+    const int64_t dims[1] = {4};
+    pjdl_buffer *buf = NULL;
+    pjdl_code rc = pjdl_buffer_from_host(ctx->client, data, type, dims, 1, NULL, NULL, &buf);
+    if (rc != PJDL_UNIMPLEMENTED) {
+        ck_fail(r,
+                "%s (new in 0.%d) on an ABI 0.%d plugin: expected the library to refuse it, "
+                "got %s",
+                name, pjdl_pjrt_type_minor(type), minor, pjdl_code_name(rc));
+        pjdl_buffer_release(buf);
+        return;
+    }
+    /* The plugin on its own, after a well-formed call returned: a crash is
+     * the plugin not refusing a type newer than its ABI. */
+    char msg[512];
+    float f[4] = {0};
+    PJRT_Client_BufferFromHostBuffer_Args good = ck_f32_host_args(ctx, f, dims, 1);
+    ck_step("BufferFromHostBuffer of f32 (well formed)");
+    if (raw_buffer_from_host(ctx->api, &good, msg, sizeof msg) != PJDL_OK) {
+        ck_note(r, "the library refuses %s; the plugin not asked (an f32 buffer fails: %s)", name,
+                msg);
+        return;
+    }
+    raw_buffer_destroy(ctx->api, good.buffer);
+    PJRT_Client_BufferFromHostBuffer_Args a = ck_f32_host_args(ctx, f, dims, 1);
+    a.type = type;
+    ck_malformed("BufferFromHostBuffer of %s, a type newer than its ABI 0.%d (new in 0.%d)", name,
+                 minor, pjdl_pjrt_type_minor(type));
+    rc = raw_buffer_from_host(ctx->api, &a, msg, sizeof msg);
+    if (rc == PJDL_OK)
+        raw_buffer_destroy(ctx->api, a.buffer);
+    ck_note(r, "the library refuses %s (new in 0.%d) on ABI 0.%d; the plugin on its own %s", name,
+            pjdl_pjrt_type_minor(type), minor, rc == PJDL_OK ? "takes it" : "refuses it");
 }

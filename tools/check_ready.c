@@ -85,7 +85,7 @@ static void stream_on_streamless(ck_ctx *ctx, ck_result *r, const char *why) {
 /* The reference plugin's test extension, if this is (a wrapper of) it: it
  * lets the check act as a consumer framework with a stream of its own. */
 static const PJRT_Ref_Extension *ref_extension(const PJRT_Api *api) {
-    const PJRT_Extension_Base *e = api->extension_start;
+    const PJRT_Extension_Base *e = pjdl_api_extensions(api);
     for (int i = 0; e != NULL && i < 64; i++, e = e->next)
         if (e->type == PJRT_REF_EXTENSION_TYPE && e->struct_size >= PJRT_Ref_Extension_STRUCT_SIZE)
             return (const PJRT_Ref_Extension *)e;

@@ -296,11 +296,9 @@ static void read_table(const PJRT_Api *api, info_facts *f) {
         f->major = api->pjrt_api_version.major_version;
         f->minor = api->pjrt_api_version.minor_version;
     }
-    if (api->struct_size < offsetof(PJRT_Api, extension_start) + sizeof api->extension_start)
-        return;
     const PJRT_Extension_Base *seen[INFO_MAX_EXTENSIONS];
     size_t n = 0;
-    for (const PJRT_Extension_Base *e = api->extension_start; e != NULL; e = e->next) {
+    for (const PJRT_Extension_Base *e = pjdl_api_extensions(api); e != NULL; e = e->next) {
         for (size_t i = 0; i < n; i++)
             if (seen[i] == e)
                 f->extensions_loop = true;

@@ -79,8 +79,12 @@ pjdl_code cli_plugin_load(cli_session *s) {
     cli_watch_leave(m);
     if (rc != PJDL_OK) {
         const char *file = s->path[0] ? s->path : "(default)";
-        fprintf(stderr, "pjrt-dlpack: cannot load plugin %s: %s (%s)\n", file, pjdl_last_error(),
-                pjdl_code_name(rc));
+        /* The library's message names the file already, when it has one. */
+        if (strstr(pjdl_last_error(), file) != NULL)
+            fprintf(stderr, "pjrt-dlpack: %s (%s)\n", pjdl_last_error(), pjdl_code_name(rc));
+        else
+            fprintf(stderr, "pjrt-dlpack: cannot load plugin %s: %s (%s)\n", file,
+                    pjdl_last_error(), pjdl_code_name(rc));
         /* The loader names only the first library it could not find. */
         char lib[512];
         if (missing_library(pjdl_last_error(), lib, sizeof lib) && strcmp(lib, s->path) != 0)

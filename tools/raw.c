@@ -77,7 +77,7 @@ void raw_get_api(void *handle, bool *has_symbol, const PJRT_Api **api) {
 }
 
 const PJRT_Stream_Extension *raw_stream_extension(const PJRT_Api *api) {
-    const PJRT_Extension_Base *ext = api->extension_start;
+    const PJRT_Extension_Base *ext = pjdl_api_extensions(api);
     for (int i = 0; ext != NULL && i < 64; i++, ext = ext->next) {
         if (ext->type == PJRT_Extension_Type_Stream &&
             ext->struct_size >= sizeof(PJRT_Stream_Extension))

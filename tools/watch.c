@@ -325,8 +325,8 @@ static size_t watch_chain_length(const PJRT_Extension_Base *first) {
 }
 
 static void watch_extensions(PJRT_Api *copy) {
-    if (copy->struct_size < offsetof(PJRT_Api, extension_start) + sizeof copy->extension_start)
-        return;
+    if (pjdl_api_extensions(copy) == NULL)
+        return; /* none, or records of an ABI before 0.45 */
     size_t n = watch_chain_length(copy->extension_start);
     PJRT_Extension_Base **link = &copy->extension_start;
     for (size_t i = 0; i < n; i++) {

@@ -116,6 +116,13 @@ PJRT_DEFINE_STRUCT_TRAITS(PJRT_Extension_Base, next);
  */
 #define PJRT_API_MAJOR 0
 #define PJRT_API_MINOR 114
+/*
+ * Published plugins of 0.115 to 0.118 are read as 0.114: their tables hold
+ * the same 138 entry points (1,144 bytes) and every args struct they check
+ * has the size declared here or an older one (docs/plugins.md, "ABI
+ * facts"). Plugins older than 0.114 lack element types: each type's first
+ * minor is in common/element_type.c, and no plugin is handed a newer one.
+ */
 
 /*
  * Filled in by the plugin: the major version must match the caller's; the minor

@@ -1,16 +1,18 @@
 """DLPack for JAX arrays on every PJRT platform.
 
-JAX exports DLPack only from platforms named cpu, cuda or rocm, and imports
-only a fixed list of device types. This module exports any single-device
-``jax.Array``, on any platform (a plugin platform such as ``xpu`` included),
-as a DLPack tensor whose device type comes from pjrt_dlpack's platform
-registry (``xpu`` is ``kDLOneAPI``), and wraps the PJRT client JAX itself
-created for a C-API platform, so that DLPack tensors imported for that
-platform become buffers of JAX's own client. A sharded array goes out one
-tensor per shard (:func:`export_shards`) and comes back from one tensor
-per device (:func:`from_shards`). Tested with every JAX release from
-0.4.35 to 0.10.2; what a release lacks raises NotImplementedError naming
-the release that has it.
+JAX exports DLPack only from the platforms it knows (cpu; cuda, rocm and,
+from 0.11, oneapi), and imports only a fixed list of device types. This
+module exports any single-device ``jax.Array``, on any platform (a plugin
+platform such as ``xpu`` included), as a DLPack tensor whose device type
+comes from pjrt_dlpack's platform registry (``xpu`` is ``kDLOneAPI``), and
+wraps the PJRT client JAX itself created for a C-API platform, so that
+DLPack tensors imported for that platform become buffers of JAX's own
+client. A sharded array goes out one tensor per shard
+(:func:`export_shards`) and comes back from one tensor per device
+(:func:`from_shards`). Where JAX 0.11+ exports an array itself as asked, its
+own tensor is handed out (:func:`to_dlpack`). Tested with every JAX release
+from 0.4.35 to 0.12.1; what a release lacks raises NotImplementedError
+naming the release that has it.
 
     import pjrt_dlpack.jax as pjax
     t = pjax.export(x)                 # has __dlpack__ / __dlpack_device__
@@ -151,8 +153,9 @@ def dlpack_device(x):
     return _export_facts(x)[1]
 
 
-# Platforms whose arrays JAX exports itself (jax.Array.__dlpack__).
-_JAX_EXPORTS = ("cpu", "cuda", "rocm")
+# Platforms whose arrays JAX exports itself (jax.Array.__dlpack__): oneapi
+# from JAX 0.11.
+_JAX_EXPORTS = ("cpu", "cuda", "rocm") + (("oneapi",) if _JAX >= (0, 11) else ())
 
 # What an array's sharding says of its DLPack export, computed once per
 # sharding and registry state (all that _dl_device reads): {id(sharding):
@@ -221,6 +224,12 @@ _LAYOUT_PATHS = (
     ("format", "device_local_layout"),  # JAX 0.6.2
     ("layout", "device_local_layout"),  # JAX 0.4.35 to 0.6.1
 )
+# Strides already computed, by (shape, dtype, layout), and NumPy's
+# dtype.name, which NumPy computes in Python on every read: caches of pure
+# functions of their keys, which leave the export JAX's attribute reads and
+# the C call (bench/README.md).
+_strides_of = {}
+_dtype_names = {}
 
 
 def _device_local_layout(x):
@@ -244,11 +253,39 @@ def _device_local_layout(x):
     )
 
 
+def _element_bits(dtype):
+    """The width of one element in bits (int4: 4, float8_e5m2: 8), from
+    ml_dtypes (a dependency of jax), which knows NumPy's types too."""
+    import ml_dtypes
+
+    for info in (ml_dtypes.iinfo, ml_dtypes.finfo):
+        try:
+            return info(dtype).bits
+        except (TypeError, ValueError):
+            continue
+    return np.dtype(dtype).itemsize * 8
+
+
 def _strides(x):
     """Element strides of the array's layout; BufferError for any layout
-    DLPack cannot describe exactly (tiled, sub-byte, not a permutation)."""
-    shape = tuple(x.shape)
+    DLPack cannot describe exactly (tiled, packed other than at the element's
+    own width, not a permutation)."""
     layout = _device_local_layout(x)
+    try:
+        key = (x.shape, x.dtype, layout)
+        found = _strides_of.get(key)
+    except TypeError:  # an unhashable layout: computed each time
+        key, found = None, None
+    if found is None:
+        found = _layout_strides(tuple(x.shape), x.dtype, layout)
+        if key is not None:
+            if len(_strides_of) >= 256:
+                _strides_of.clear()
+            _strides_of[key] = found
+    return found
+
+
+def _layout_strides(shape, dtype, layout):
     tiling = getattr(layout, "tiling", getattr(layout, "_tiling", None))
     order = getattr(layout, "major_to_minor", None)
     if tiling is None or order is None:
@@ -259,8 +296,11 @@ def _strides(x):
         raise BufferError(f"the array's layout is tiled ({tiling}); DLPack has no tiles")
     bits = getattr(layout, "sub_byte_element_size_in_bits",
                    getattr(layout, "_sub_byte_element_size_in_bits", 0))
-    if bits:
-        raise BufferError(f"the array's layout packs {bits}-bit elements; not exported")
+    # JAX 0.12 reports an int4 array's packing (4 bits), which is how DLPack's
+    # 4-bit int is laid out too; packing at another width is not.
+    if bits and bits != _element_bits(dtype):
+        raise BufferError(f"the array's layout packs {bits}-bit elements of "
+                          f"{np.dtype(dtype).name}; not exported")
     order = tuple(int(d) for d in order)
     if sorted(order) != list(range(len(shape))):
         raise BufferError(f"the array's layout major_to_minor {order} is not a permutation of "
@@ -270,7 +310,14 @@ def _strides(x):
     for dim in reversed(order):
         strides[dim] = step
         step *= max(shape[dim], 1)
-    return strides
+    return tuple(strides)
+
+
+def _dtype_name(dtype):
+    name = _dtype_names.get(dtype)
+    if name is None:
+        name = _dtype_names[dtype] = dtype.name
+    return name
 
 
 def _copy_on_device(x):
@@ -287,25 +334,69 @@ def _copy_on_device(x):
     return y
 
 
+def _jax_dlpack_version():
+    """The DLPack version JAX's own export writes: (1, 3) from JAX 0.12 (a
+    versioned tensor, always flagged read-only), (0, 8) before (legacy
+    capsules only)."""
+    try:
+        from jax._src import dlpack as jax_dlpack
+    except ImportError:
+        return (0, 8)
+    return tuple(getattr(jax_dlpack, "DLPACK_VERSION", (0, 8)))
+
+
+# JAX 0.11 and later export the platforms JAX itself knows (cpu; cuda, rocm
+# and oneapi gpu devices) with the device type this module's registry gives
+# them, pinning the PJRT buffer for the tensor's life: their own export is
+# used for those where it gives the tensor asked for (_jax_gives).
+_JAX_OWN = _JAX >= (0, 11)
+_JAX_DLPACK = _jax_dlpack_version()
+
+
+def _jax_gives(x, dl, versioned, read_only):
+    """Whether JAX's own ``__dlpack__`` gives x's tensor as asked: a legacy
+    capsule (JAX 0.11+), or a versioned one asked read-only (JAX 0.12+ marks
+    every versioned tensor read-only, so a writable one must be ours), of a
+    dtype JAX exports (not its sub-byte ones) on the DLDevice ours would say
+    (JAX says kDLOneAPI for oneapi pinned_host memory, the registry kDLCPU)."""
+    if not _JAX_OWN or (versioned and (not read_only or _JAX_DLPACK < (1, 0))):
+        return False
+    import jax.dlpack
+
+    if not jax.dlpack.is_supported_dtype(x.dtype):
+        return False
+    try:
+        theirs = x.__dlpack_device__()
+    except BufferError:  # a platform JAX does not export (xpu, tt, ...)
+        return False
+    return (int(theirs[0]), int(theirs[1])) == tuple(dl)
+
+
 def to_dlpack(x, *, max_version=None, read_only=False, copy=None):
     """A DLPack capsule for a single-device ``jax.Array`` on any platform.
 
     The capsule describes the array's own memory (zero-copy), on the device
-    type of :func:`dlpack_device`. It holds a reference to ``x`` until the
-    consumer's deleter runs (on any thread). The array is ready before this
-    returns (``block_until_ready``). ``max_version`` (a ``(major, minor)``
-    tuple, as in ``__dlpack__``) selects a versioned ``dltensor_versioned``
-    capsule when its major is at least 1, else a legacy ``dltensor``.
-    ``read_only`` marks a versioned tensor read-only (JAX arrays are
-    immutable; the default leaves it writable, as JAX's own ``__dlpack__``
-    does, because pjrt_dlpack and most consumers cannot view read-only
-    memory). ``copy=True`` exports a fresh copy made by JAX on the same
-    device and memory; ``copy=False`` and None never copy. A layout DLPack
-    cannot describe exactly (tiled, packed sub-byte) raises BufferError.
+    type of :func:`dlpack_device`. The array is ready before this returns.
+    ``max_version`` (a ``(major, minor)`` tuple, as in ``__dlpack__``)
+    selects a versioned ``dltensor_versioned`` capsule when its major is at
+    least 1, else a legacy ``dltensor``. ``read_only`` marks a versioned
+    tensor read-only (JAX arrays are immutable; the default leaves it
+    writable, as JAX before 0.12 hands them out, because pjrt_dlpack and most
+    consumers cannot view read-only memory). ``copy=True`` exports a fresh
+    copy made by JAX on the same device and memory; ``copy=False`` and None
+    never copy. A layout DLPack cannot describe exactly (tiled, packed at
+    another width than the element's) raises BufferError.
 
-    On the platforms JAX exports itself (cpu, cuda, rocm) the tensor is
-    JAX's own (``_jax_own_tensor``), which also pins the PJRT buffer, unless
-    a copy is asked for or JAX's tensor is not the one described here.
+    On the platforms JAX exports itself (cpu, cuda, rocm; oneapi from JAX
+    0.11) the tensor is JAX's own, made by the function its ``__dlpack__``
+    ends in (``_jax_own_tensor``), for a legacy ask as JAX made it and
+    wrapped for a versioned one, unless a copy is asked for or JAX's tensor
+    is not the one described here. Where else JAX's own export gives the
+    same tensor (JAX 0.11+: a legacy capsule, a copy included, or from 0.12
+    a read-only versioned one), the capsule is JAX's. Either pins the PJRT
+    buffer (``x.delete()`` cannot free the memory under the consumer).
+    Otherwise the capsule holds a reference to ``x`` until the consumer's
+    deleter runs (on any thread), after ``block_until_ready``.
     """
     return _export(x, _export_facts(x), max_version, read_only, copy)
 
@@ -319,6 +410,8 @@ def _export(x, facts, max_version, read_only, copy):
         if tensor is not None:
             return tensor
     _check_array(x)  # deleted since the facts were found
+    if _jax_gives(x, dl, versioned, read_only):
+        return x.__dlpack__(max_version=max_version if versioned else None, copy=copy)
     copied = False
     if copy:
         x = _copy_on_device(x)
@@ -328,7 +421,7 @@ def _export(x, facts, max_version, read_only, copy):
     return _core.Client.external_dlpack(
         x.unsafe_buffer_pointer(),
         tuple(x.shape),
-        x.dtype.name,
+        _dtype_name(x.dtype),
         strides,
         dl,
         x,

@@ -111,6 +111,42 @@ static inline const char *lib_selected_path(void) {
     return lib_on_xla() ? lib_xla_plugin_path() : lib_plugin_path();
 }
 
+/* The ABI minor version (0.minor) of the plugin this run tests: XLA's CPU
+ * plugin of make test is 0.115, and tests/lib runs the "xla" side again on
+ * two older builds, 0.106 and 0.81 (PJRT_XLA_CPU_PLUGIN pointed at them:
+ * test_lib_<name>.xla106 and .xla81). */
+static inline int lib_abi_minor(void) {
+    static int minor = -1;
+    if (minor < 0) {
+        pjdl_plugin *plugin = NULL;
+        int major = 0;
+        if (pjdl_plugin_load(lib_selected_path(), &plugin) != PJDL_OK)
+            fail_msg("loading %s: %s", lib_selected_path(), pjdl_last_error());
+        pjdl_plugin_abi_version(plugin, &major, &minor);
+        pjdl_plugin_release(plugin);
+    }
+    return minor;
+}
+
+/* Whether the plugin's ABI has element type `type`; the library hands it
+ * no other (UNIMPLEMENTED naming the type and both versions). */
+static inline bool lib_has_type(PJRT_Buffer_Type type) {
+    return pjdl_pjrt_type_minor(type) <= lib_abi_minor();
+}
+
+/* Whether a view made with a permuted layout keeps it: XLA's CPU plugin of
+ * ABI 0.81 ignores it (the library's probe finds that, and copies such a
+ * tensor or, with copy=NEVER, refuses it). */
+static inline bool lib_views_keep_layouts(void) {
+    return !lib_on_xla() || lib_abi_minor() > 81;
+}
+
+/* Whether the plugin refuses a client option it does not know: XLA's CPU
+ * plugins of ABI 0.106 and 0.81 ignore one. */
+static inline bool lib_refuses_unknown_options(void) {
+    return !lib_on_xla() || lib_on_oneapi() || lib_abi_minor() > 106;
+}
+
 /* A client of XLA's CPU plugin with its default options. */
 static inline void lib_xla_client(pjdl_plugin **plugin, pjdl_client **client) {
     LIB_OK(pjdl_plugin_load(lib_xla_plugin_path(), plugin));

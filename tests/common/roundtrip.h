@@ -265,6 +265,16 @@ static inline void lib_round_trip_sub_byte(pjdl_client *client) {
             host[i] = (unsigned char)((i * 5 + 3) & ((1u << bits) - 1));
         const int64_t dims[1] = {LIB_SUB_N};
         pjdl_buffer *b = NULL;
+        if (!lib_has_type(lib_sub_byte_types[k].type)) {
+            /* Newer than the plugin's ABI: not handed to it (older XLA
+             * plugins crash on one), named in the error. */
+            LIB_FAILS(PJDL_UNIMPLEMENTED,
+                      pjdl_buffer_from_host(client, host, lib_sub_byte_types[k].type, dims, 1, NULL,
+                                            NULL, &b));
+            assert_non_null(
+                strstr(pjdl_last_error(), pjdl_pjrt_type_name(lib_sub_byte_types[k].type)));
+            continue;
+        }
         LIB_OK(pjdl_buffer_from_host(client, host, lib_sub_byte_types[k].type, dims, 1, NULL, NULL,
                                      &b));
         lib_sub_expect_buffer(b, host, bits);

@@ -321,6 +321,14 @@ static void import_sub_byte_and_lanes(void **state) {
         lib_tensor t;
         lib_tensor_init(&t, data, cases[i].dtype, 1, shape, NULL);
         pjdl_buffer *b = NULL;
+        PJRT_Buffer_Type type;
+        if (cases[i].code == PJDL_OK && pjdl_dtype_to_pjrt(cases[i].dtype, &type) == PJDL_OK &&
+            !lib_has_type(type)) {
+            /* Newer than the plugin's ABI (f6e3m2fn on 0.106 and 0.81). */
+            LIB_FAILS(PJDL_UNIMPLEMENTED, pjdl_import(&f->cpu, 1, &t.v, NULL, &b));
+            assert_int_equal(t.deleted, 0);
+            continue;
+        }
         if (cases[i].code == PJDL_OK) {
             LIB_OK(pjdl_import(&f->cpu, 1, &t.v, NULL, &b));
             pjdl_buffer_release(b);

@@ -1,7 +1,9 @@
 /* Version negotiation and missing entry points, with PJRT_Api tables built
  * by the test: older struct_size, NULL slots, another major version, and
- * plugin errors passed through and destroyed. */
+ * plugin errors passed through and destroyed; libraries for other systems
+ * named. */
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include "fake_api.h"
 #include "lib_util.h"
@@ -173,6 +175,72 @@ static void initialize_once(void **state) {
     }
 }
 
+/* A file of `n` bytes at a new temporary path (out, PATH_MAX bytes). */
+static void temp_file(const unsigned char *bytes, size_t n, char *out) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(out, 4096, "%s/pjdl-foreign-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    int fd = mkstemp(out);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, bytes, n), (ssize_t)n);
+    close(fd);
+}
+
+static void put32(unsigned char *p, uint32_t v) {
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* Loads `bytes` as a plugin: FAILED_PRECONDITION, the message `says`. */
+static void expect_foreign(const unsigned char *bytes, size_t n, const char *says) {
+    char path[4096];
+    temp_file(bytes, n, path);
+    pjdl_plugin *plugin = NULL;
+    LIB_FAILS(PJDL_FAILED_PRECONDITION, pjdl_plugin_load(path, &plugin));
+    if (strstr(pjdl_last_error(), says) == NULL)
+        fail_msg("expected \"%s\" in: %s", says, pjdl_last_error());
+    unlink(path);
+}
+
+/* A Windows DLL for ARM64 (PE32+) exporting GetPjRtApi, as jax-qnn's, and
+ * a macOS arm64 library (Mach-O) exporting _GetPjrtApi: what they are, for
+ * which CPU, and their PJRT entry symbol; not "invalid ELF header". */
+static void foreign_libraries(void **state) {
+    (void)state;
+    unsigned char pe[1024] = {'M', 'Z'};
+    put32(pe + 60, 64);                         /* e_lfanew */
+    memcpy(pe + 64, "PE\0\0\x64\xaa\x01\0", 8); /* ARM64, one section */
+    pe[64 + 20] = 240;                          /* SizeOfOptionalHeader (PE32+) */
+    pe[88] = 0x0b, pe[89] = 0x02;               /* optional header magic 0x20b */
+    put32(pe + 88 + 112, 0x1000);               /* export directory RVA */
+    unsigned char *sec = pe + 88 + 240;         /* the section: VA 0x1000 at file 512 */
+    put32(sec + 8, 512), put32(sec + 12, 0x1000), put32(sec + 16, 512), put32(sec + 20, 512);
+    put32(pe + 512 + 24, 1);           /* one name */
+    put32(pe + 512 + 32, 0x1000 + 64); /* AddressOfNames */
+    put32(pe + 512 + 64, 0x1000 + 80); /* the name's RVA */
+    memcpy(pe + 512 + 80, "GetPjRtApi", 11);
+    expect_foreign(pe, sizeof pe,
+                   "it is a Windows DLL for ARM64, not a library for this "
+                   "system (Linux x86-64); it exports GetPjRtApi instead of "
+                   "GetPjrtApi");
+    unsigned char mo[256] = {0};
+    put32(mo, 0xfeedfacf), put32(mo + 4, 0x0100000c), put32(mo + 16, 1);
+    put32(mo + 32, 0x2), put32(mo + 36, 24); /* LC_SYMTAB */
+    put32(mo + 40, 64), put32(mo + 44, 1);   /* symoff, nsyms */
+    put32(mo + 48, 96), put32(mo + 52, 16);  /* stroff, strsize */
+    put32(mo + 64, 1), mo[68] = 0x0f;        /* n_strx, N_SECT | N_EXT */
+    memcpy(mo + 97, "_GetPjrtApi", 12);
+    expect_foreign(mo, sizeof mo,
+                   "it is a macOS library (Mach-O) for arm64, not a library for "
+                   "this system (Linux x86-64); it exports GetPjrtApi");
+    /* Not an executable format at all: dlopen's own words, the path once. */
+    char path[4096];
+    temp_file((const unsigned char *)"MZ", 2, path);
+    pjdl_plugin *plugin = NULL;
+    LIB_FAILS(PJDL_INVALID_ARGUMENT, pjdl_plugin_load(path, &plugin));
+    assert_null(strstr(strstr(pjdl_last_error(), path) + strlen(path), path));
+    unlink(path);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(other_major),
@@ -181,6 +249,7 @@ int main(void) {
         cmocka_unit_test(null_slot),
         cmocka_unit_test(plugin_error_passes_through),
         cmocka_unit_test(initialize_once),
+        cmocka_unit_test(foreign_libraries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

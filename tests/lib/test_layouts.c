@@ -83,12 +83,20 @@ static void permutations_4d(void **state) {
     do {
         int64_t strides[4];
         test_order_strides(extent, m2m, 4, strides);
+        /* Viewed, unless the plugin ignores a view's layout and the order is
+         * not row-major (minor_to_major 3,2,1,0): then copied. */
+        bool row_major = m2m[0] == 3 && m2m[1] == 2 && m2m[2] == 1 && m2m[3] == 0;
+        bool view = lib_views_keep_layouts() || row_major;
         outcome r = try_import(f, storage, 0, 0, extent, strides, 4, PJDL_COPY_IF_NEEDED, false);
         LIB_OK(r.code);
-        assert_true(r.viewed);
+        assert_true(r.viewed == view);
         r = try_import(f, storage, 0, 0, extent, strides, 4, PJDL_COPY_NEVER, false);
-        LIB_OK(r.code);
-        assert_true(r.viewed);
+        if (view) {
+            LIB_OK(r.code);
+            assert_true(r.viewed);
+        } else {
+            assert_int_equal(r.code, PJDL_UNIMPLEMENTED);
+        }
         r = try_import(f, storage, 0, 0, extent, strides, 4, PJDL_COPY_ALWAYS, false);
         LIB_OK(r.code);
         assert_false(r.viewed);

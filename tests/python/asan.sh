@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Python test suites (tests/python, as ctest's python_pytest and
 # python_pytest_modern run them: Debian's Python with NumPy 1 and PyTorch 1,
-# and the modern environment, scripts/python-env.sh) on the module and the
+# and the modern environment, scripts/python-env.sh; then tests/python/jax
+# in each JAX environment of make test, as python_jax_<release>) on the module and the
 # reference plugin built with AddressSanitizer + UndefinedBehaviorSanitizer,
 # every file on its own, and with libFuzzer's coverage instrumentation, so
 # that scripts/test.sh's short run of the Python fuzzer on the same module
@@ -46,3 +47,17 @@ suite() {
 }
 suite /usr/bin/python3 --ignore=tests/python/modern
 suite "$modern"
+
+# The JAX suites (tests/python/jax), in the pinned environment of each JAX
+# release that make test runs (scripts/jax-matrix.txt marks them "ci"):
+# jaxlib is not instrumented either; its C++ runs with the runtime preloaded
+# like NumPy's.
+for release in $(bash "$root/scripts/jax-env.sh" releases ci); do
+    python=$(bash "$root/scripts/jax-env.sh" python "$release")
+    [[ -x $python ]] || { echo "asan.sh: no JAX $release environment ($python)" >&2; exit 1; }
+    echo "asan.sh: JAX $release ($python)"
+    PYTHONPATH=$build/python PYTHONDONTWRITEBYTECODE=1 PJRT_REF_PLUGIN=$build/lib/libpjrt_ref.so \
+        PJRT_XLA_CPU_PLUGIN=$xla LD_PRELOAD=$runtime \
+        ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        "$python" -m pytest -q -p no:cacheprovider tests/python/jax
+done

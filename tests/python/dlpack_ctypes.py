@@ -86,6 +86,26 @@ def legacy(capsule):
     return t
 
 
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("fname", ctypes.c_char_p), ("fbase", ctypes.c_void_p),
+                ("sname", ctypes.c_char_p), ("saddr", ctypes.c_void_p)]
+
+
+_libc = ctypes.CDLL(None)
+_libc.dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(_DlInfo)]
+
+
+def deleter_library(capsule):
+    """The file of the shared object whose code is the deleter of an
+    unconsumed capsule's tensor: who made the tensor (jaxlib's _jax, our
+    _pjrt_dlpack, ...)."""
+    t = versioned(capsule) if capsule_name(capsule) == "dltensor_versioned" else legacy(capsule)
+    info = _DlInfo()
+    if not _libc.dladdr(t.deleter, ctypes.byref(info)) or not info.fname:
+        return None
+    return info.fname.decode()
+
+
 class Holder:
     """Presents one ready-made capsule through the protocol, for consumers
     that only call __dlpack__ (NumPy 1.24 and PyTorch 1.13 do not accept

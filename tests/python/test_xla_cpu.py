@@ -1,6 +1,7 @@
 """The Python module against XLA's own CPU plugin (PJRT_XLA_CPU_PLUGIN,
 installed by the set-up): the exchange with NumPy and PyTorch on a real
 plugin. A missing plugin fails these tests; it never skips them."""
+import ctypes
 import threading
 
 import numpy as np
@@ -9,9 +10,16 @@ import torch
 
 import pjrt_dlpack
 from aligned_arrays import aligned
+from dlpack_ctypes import Holder, HostTensor
 from dtype_names import NOT_IN_TORCH_1_13, NUMERIC
 
 KDL_CPU = 1
+# DLPack dtypes of PJRT types newer than old ABIs, with the first minor
+# that has them: s1 (0.94), float6_e2m3fn (0.114).
+NEW_TYPES = [((0, 1), 94), ((15, 6), 114)]
+
+ctypes.pythonapi.PyCapsule_New.restype = ctypes.py_object
+ctypes.pythonapi.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
 
 
 @pytest.mark.parametrize("dtype", NUMERIC)
@@ -73,10 +81,24 @@ def test_unaligned_is_copied_or_refused(xla):
     np.testing.assert_array_equal(np.asarray(buf), host)
 
 
+def views_keep_layouts(xla):
+    """XLA's CPU plugin of ABI 0.81 ignores a view's layout (the library's
+    probe finds it): a permuted array is then copied, never viewed wrong."""
+    return xla.plugin.abi_version[1] > 81
+
+
 def test_column_major_is_viewed(xla):
     base = aligned((4, 3), np.float32)
     base[...] = np.arange(12, dtype=np.float32).reshape(4, 3)
     host = base.T  # 3x4, strides of a transposition
+    if not views_keep_layouts(xla):
+        with pytest.raises(pjrt_dlpack.Error, match="ignores the layout of a view"):
+            xla.from_dlpack(host, copy=False)
+        buf = xla.from_dlpack(host)
+        assert buf.unsafe_buffer_pointer() != base.ctypes.data
+        assert buf.to_bytes() == np.ascontiguousarray(host).tobytes()
+        np.testing.assert_array_equal(np.from_dlpack(buf), host)
+        return
     buf = xla.from_dlpack(host, copy=False)
     assert buf.unsafe_buffer_pointer() == base.ctypes.data
     np.testing.assert_array_equal(np.asarray(buf), host)
@@ -150,5 +172,26 @@ def test_many_threads(xla):
 
 def test_create_options(xla_plugin):
     assert len(xla_plugin.client(cpu_device_count=2).devices) == 2
+    if xla_plugin.abi_version[1] <= 106:
+        # XLA's CPU plugins of ABI 0.106 and 0.81 ignore an unknown option.
+        assert xla_plugin.client(bogus_option=1).platform == "cpu"
+        return
     with pytest.raises(pjrt_dlpack.Error, match="bogus_option"):
         xla_plugin.client(bogus_option=1)
+
+
+def test_types_newer_than_the_abi_are_refused(xla):
+    """A plugin is never handed an element type its ABI does not have:
+    XLA's of 0.106 crashed on float6, that of 0.81 on 1-bit integers."""
+    minor = xla.plugin.abi_version[1]
+    newer = [(t, m) for t, m in NEW_TYPES if m > minor]
+    host = np.zeros(8, dtype=np.uint8)
+    for dtype, first in newer:
+        tensor = HostTensor(host.ctypes.data, (4,), dtype=dtype)
+        capsule = ctypes.pythonapi.PyCapsule_New(tensor.address, b"dltensor_versioned", None)
+        with pytest.raises(pjrt_dlpack.Error, match=rf"is new in PJRT C API 0\.{first}; the "
+                           rf"plugin implements 0\.{minor}"):
+            xla.from_dlpack(Holder(capsule, (KDL_CPU, 0)))
+        assert tensor.calls == 0  # refused: the caller keeps the tensor
+    if minor >= 114:
+        assert newer == []

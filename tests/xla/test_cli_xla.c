@@ -2,6 +2,7 @@
  * a real plugin, and the conformance suite passes on the de facto standard
  * implementation, each UNSUPPORTED naming what the plugin lacks. */
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,8 +56,51 @@ static void check_passes(void **state) {
     for (size_t i = 0; i < sizeof must_pass / sizeof must_pass[0]; i++)
         if (!cli_has_result(r.out, "PASS", must_pass[i]))
             fail_msg("%s did not pass on XLA's CPU plugin:\n%s", must_pass[i], r.out);
-    assert_non_null(strstr(r.out, "19 passed, 0 failed, 2 unsupported"));
+    assert_non_null(strstr(r.out, "20 passed, 0 failed, 2 unsupported"));
     cli_run_free(&r);
+}
+
+/* `check` on an older build of XLA's CPU plugin (PJRT_XLA_CPU_<abi>_PLUGIN):
+ * nothing fails, and each of its bugs is UNSUPPORTED and named. */
+static void check_old(const char *var, const char *abi, const char *crash_type, const char *summary,
+                      bool view_layouts) {
+    const char *plugin = getenv(var);
+    if (plugin == NULL || plugin[0] == '\0')
+        fail_msg("%s is not set: run scripts/setup.sh test and reconfigure", var);
+    const char *args[] = {"check", plugin, NULL};
+    cli_run r;
+    assert_true(cli_run_command(args, NULL, 600, &r));
+    print_message("%s", r.out);
+    if (r.exit_code != 0)
+        fail_msg("check exited %d (signal %d): %s%s", r.exit_code, r.signal, r.out, r.err);
+    /* How the crash is worded depends on how the child ended (a signal, or
+     * AddressSanitizer's exit in the sanitizer build); what it was on does
+     * not. */
+    char crash[256];
+    snprintf(crash, sizeof crash, "on BufferFromHostBuffer of %s, a type newer than its ABI %s",
+             crash_type, abi);
+    assert_true(cli_has_result(r.out, "UNSUPPORTED", "abi.types"));
+    assert_non_null(strstr(r.out, crash));
+    assert_true(cli_has_result(r.out, "UNSUPPORTED", "export.strided"));
+    assert_non_null(strstr(r.out, "a buffer made with a column-major device layout held "
+                                  "row-major bytes"));
+    assert_true(cli_has_result(r.out, view_layouts ? "PASS" : "UNSUPPORTED", "import.layouts"));
+    if (!view_layouts)
+        assert_non_null(strstr(r.out, "the plugin ignores the layout of a view"));
+    assert_true(cli_has_result(r.out, "PASS", "subbyte.storage"));
+    assert_non_null(strstr(r.out, summary));
+    cli_run_free(&r);
+}
+
+static void check_old_106(void **state) {
+    (void)state;
+    check_old("PJRT_XLA_CPU_106_PLUGIN", "0.106", "f6e2m3fn", "18 passed, 0 failed, 4 unsupported",
+              true);
+}
+
+static void check_old_81(void **state) {
+    (void)state;
+    check_old("PJRT_XLA_CPU_81_PLUGIN", "0.81", "s1", "17 passed, 0 failed, 5 unsupported", false);
 }
 
 /* `check --json` of `plugin` written to a new temporary file, whose path
@@ -100,10 +144,10 @@ static void diff_against_reference(void **state) {
     assert_non_null(strstr(r.out, "ready.stream       UNSUPPORTED PASS"));
     assert_non_null(strstr(r.out, "reject.plugin      UNSUPPORTED PASS"));
     assert_non_null(strstr(r.out, "A: the plugin has no stream extension"));
-    assert_non_null(strstr(r.out, "2 differ, 19 the same"));
+    assert_non_null(strstr(r.out, "2 differ, 20 the same"));
     cli_run_free(&r);
     diff_run(ref, ref, 0, &r);
-    assert_non_null(strstr(r.out, "0 differ, 21 the same"));
+    assert_non_null(strstr(r.out, "0 differ, 22 the same"));
     cli_run_free(&r);
     /* Not a report: a truncated one, and the command's own text output. */
     snprintf(bad, sizeof bad, "%s.bad", ref);
@@ -124,8 +168,8 @@ static void diff_against_reference(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(info_reads_it),
-        cmocka_unit_test(check_passes),
+        cmocka_unit_test(info_reads_it),          cmocka_unit_test(check_passes),
+        cmocka_unit_test(check_old_106),          cmocka_unit_test(check_old_81),
         cmocka_unit_test(diff_against_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,6 +27,7 @@ CPU_DEVICES = 4
 
 
 def setup_environment(plugin):
+    os.environ["PJRT_REF_PLUGIN"] = os.path.abspath(plugin)
     config = os.path.join(tempfile.mkdtemp(prefix="jax_child_"), "xpu.json")
     with open(config, "w") as f:
         json.dump({"library_path": os.path.abspath(plugin),
@@ -147,6 +148,79 @@ def cpu_scenarios(r, jax, pjax, a):
                                                          "jax_device": str(sh.device)}
                                    for sh in pjax.export_shards(s)])
     r["cpu_from_shards"] = run(lambda: shards_back(jax, pjax, s, sharding, np.asarray(s)))
+    r["cpu_whose_export"] = run(lambda: whose_export(w))
+    r["xpu_whose_export"] = run(lambda: whose_export(jax.device_put(a, jax.devices("xpu")[0])))
+    r["export_side_by_side"] = run(lambda: side_by_side(jax, a, cpus[0]))
+    r["import_side_by_side"] = run(lambda: import_side_by_side(jax, cpus[0]))
+
+
+def whose_export(x):
+    """Whose tensor pjax.to_dlpack hands out for x, per request: the name of
+    the library holding its deleter (JAX's own export where it gives the
+    tensor asked for, from 0.11; ours otherwise)."""
+    import pjrt_dlpack.jax as pjax
+
+    def lib(capsule):
+        name = os.path.basename(dl.deleter_library(capsule) or "?")
+        return "jax" if name.startswith(("_jax", "libjax")) or "xla_extension" in name else \
+            "ours" if name.startswith("_pjrt_dlpack") else name
+    return {"legacy": lib(pjax.to_dlpack(x)),
+            "read_only": lib(pjax.to_dlpack(x, max_version=(1, 0), read_only=True)),
+            "writable": lib(pjax.to_dlpack(x, max_version=(1, 0)))}
+
+
+def column_major(jax, a, device):
+    """a on device in column-major order (a Format, JAX 0.7 and later), or
+    None where this JAX has no such form."""
+    try:
+        from jax.experimental.layout import Format, Layout
+    except ImportError:
+        return None
+    sharding = jax.sharding.SingleDeviceSharding(device)
+    return jax.device_put(a, Format(Layout(tuple(reversed(range(a.ndim)))), sharding))
+
+
+def side_by_side(jax, a, device):
+    """JAX's own __dlpack__ and pjax.to_dlpack (ours, writable) for the same
+    array, as a consumer reads them: equal tensors (address, device, shape,
+    strides), row-major and column-major; then back into JAX, zero-copy, by
+    jax.dlpack.from_dlpack and by pjax.from_dlpack, each from a library
+    buffer viewing the memory."""
+    import pjrt_dlpack.jax as pjax
+
+    out = {}
+    for name, x in (("row_major", jax.device_put(a, device)),
+                    ("column_major", column_major(jax, a, device))):
+        if x is None:
+            out[name] = "n/a"
+            continue
+        theirs = tensor_of(x.__dlpack__())
+        ours = tensor_of(pjax.to_dlpack(x, max_version=(1, 0)))
+        out[name] = {"same_tensor": theirs == ours, "strides": list(ours[3])}
+    return out
+
+
+def import_side_by_side(jax, device):
+    """A tensor of ours (a buffer of the library's own CPU client over
+    64-byte aligned NumPy memory, C- and F-ordered) into JAX by its own
+    jax.dlpack.from_dlpack and by pjax.from_dlpack: zero-copy and equal."""
+    import pjrt_dlpack
+    import pjrt_dlpack.jax as pjax
+    from aligned_arrays import aligned_copy
+
+    c = pjrt_dlpack.load_plugin(os.environ["PJRT_REF_PLUGIN"]).client(platform="cpu")
+    out = {}
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    for name, src in (("row_major", aligned_copy(a)), ("column_major", aligned_copy(a.T).T)):
+        buf = c.from_dlpack(src, copy=False)
+        got = []
+        for f in (lambda: jax.dlpack.from_dlpack(buf), lambda: pjax.from_dlpack(buf, device=device)):
+            y = run(f)
+            got.append(y if isinstance(y, str) else
+                       [y.unsafe_buffer_pointer() == src.ctypes.data,
+                        bool(np.array_equal(np.asarray(y), a))])
+        out[name] = got
+    return out
 
 
 def library_scenarios(r, jax, plugin):
@@ -215,6 +289,38 @@ COLUMNS = [
 ]
 
 
+def _own_cell(v):
+    """Which requests get JAX's own tensor (cpu arrays), from whose_export."""
+    if isinstance(v, str):
+        return _cell(v, lambda _: False)
+    if v["writable"] != "ours":
+        return "WRONG"
+    used = [k.replace("_", "-") for k in ("legacy", "read_only") if v[k] == "jax"]
+    return ", ".join(used) if used else "no"
+
+
+def _side_cell(r):
+    """JAX's own DLPack and ours, side by side: equal tensors out, zero-copy
+    equal arrays in; "row-major" where this JAX cannot lay out column-major."""
+    ex, im = r["export_side_by_side"], r["import_side_by_side"]
+    if isinstance(ex, str) or isinstance(im, str):
+        return _cell(ex if isinstance(ex, str) else im, lambda _: False)
+    ok_out = ex["row_major"]["same_tensor"] and (ex["column_major"] == "n/a" or
+                                                 ex["column_major"]["same_tensor"])
+    columns_in = im["column_major"]
+    refused_alike = all(isinstance(v, str) and "non-default layout" in v for v in columns_in)
+    ok_in = im["row_major"] == [[True, True]] * 2 and (columns_in == [[True, True]] * 2 or
+                                                     refused_alike)
+    if not (ok_in and ok_out):
+        return "WRONG"
+    notes = []
+    if ex["column_major"] == "n/a":
+        notes.append("no column-major arrays")
+    if refused_alike:
+        notes.append("both refuse column-major tensors")
+    return "yes" + (f" ({'; '.join(notes)})" if notes else "")
+
+
 def row(r):
     """The table line of one run: JAX release, layout path, then COLUMNS and
     examples/jax_xpu.py."""
@@ -231,14 +337,17 @@ def row(r):
     module, takes_type, takes_copy = r["to_buffer"]
     to_buffer = f"`{module}`" + (", `copy=`" if takes_copy else "") + \
         (", `dl_device_type=`" if takes_type else "")
-    return "| " + " | ".join([r["jax"], f"`{r['layout_path']}`", own_copy, to_buffer] + cells) \
-        + " |"
+    cells += [_own_cell(r["cpu_whose_export"]), _side_cell(r)]
+    python = "%d.%d" % sys.version_info[:2]
+    return "| " + " | ".join([r["jax"], python, f"`{r['layout_path']}`", own_copy, to_buffer] +
+                             cells) + " |"
 
 
 def header():
-    names = ["JAX", "layout from", "JAX's `device_put(may_alias=False)` copies",
+    names = ["JAX", "Python", "layout from", "JAX's `device_put(may_alias=False)` copies",
              "`dlpack_managed_tensor_to_buffer` in"] + \
-        [c[0] for c in COLUMNS] + ["examples/jax_xpu.py"]
+        [c[0] for c in COLUMNS] + ["examples/jax_xpu.py", "JAX's own tensor for (cpu)",
+                                   "JAX's DLPack and ours side by side (cpu)"]
     return "| " + " | ".join(names) + " |\n|" + " --- |" * len(names)
 
 

@@ -8,6 +8,8 @@ import subprocess
 import sys
 import textwrap
 
+import ml_dtypes
+import numpy as np
 import pytest
 
 import pjrt_dlpack.jax as pjax
@@ -29,11 +31,12 @@ class Holder:
         self.__dict__.update(fields)
 
 
-def array(layout, outer="format", inner="layout", shape=(3, 4)):
+def array(layout, outer="format", inner="layout", shape=(3, 4), dtype=np.float32):
     """A stand-in with the array attribute `outer` holding `inner`."""
     cls = type("FakeArray", (), {outer: property(lambda self: Holder(**{inner: layout}))})
     x = cls()
     x.shape = shape
+    x.dtype = np.dtype(dtype)
     return x
 
 
@@ -41,18 +44,25 @@ def array(layout, outer="format", inner="layout", shape=(3, 4)):
                                              ("format", "device_local_layout", True),
                                              ("layout", "device_local_layout", True)])
 def test_every_form_is_read(outer, inner, old):
-    assert pjax._strides(array(Layout((0, 1), old=old), outer, inner)) == [4, 1]
-    assert pjax._strides(array(Layout((1, 0), old=old), outer, inner)) == [1, 3]
+    assert pjax._strides(array(Layout((0, 1), old=old), outer, inner)) == (4, 1)
+    assert pjax._strides(array(Layout((1, 0), old=old), outer, inner)) == (1, 3)
 
 
 def test_trivial_tiles_are_row_major():
-    assert pjax._strides(array(Layout((0, 1), tiling=((1,),)))) == [4, 1]
+    assert pjax._strides(array(Layout((0, 1), tiling=((1,),)))) == (4, 1)
+
+
+@pytest.mark.parametrize("name", ["int4", "uint4", "int2", "uint2"])
+def test_packing_at_the_element_width_is_dlpack_s(name):
+    # JAX 0.12 reports an int4 array's 4-bit packing; DLPack's int4 is packed.
+    layout = Layout((1, 0), bits=ml_dtypes.iinfo(name).bits)
+    assert pjax._strides(array(layout, dtype=getattr(ml_dtypes, name))) == (1, 3)
 
 
 @pytest.mark.parametrize("layout,message", [
     (Layout((0, 1), tiling=((8, 128),)), "tiled"),
     (Layout((0, 1), tiling=((8, 128),), old=True), "tiled"),
-    (Layout((0, 1), bits=4), "4-bit"),
+    (Layout((0, 1), bits=4), "4-bit elements of float32"),
     (Layout((0, 0)), "not a permutation"),
     (Layout((0,)), "not a permutation"),
     (None, "no layout"),
@@ -66,6 +76,7 @@ def test_inexact_layouts_are_refused(layout, message):
 def test_no_known_form_is_refused():
     x = type("FakeArray", (), {})()
     x.shape = (2,)
+    x.dtype = np.dtype(np.float32)
     with pytest.raises(BufferError, match="in no form this module reads"):
         pjax._strides(x)
 
@@ -75,6 +86,7 @@ def test_an_unreadable_layout_is_refused():
         raise NotImplementedError("UNIMPLEMENTED: no layouts here")
     x = type("FakeArray", (), {"format": property(fail)})()
     x.shape = (2,)
+    x.dtype = np.dtype(np.float32)
     with pytest.raises(BufferError, match="cannot be read .*UNIMPLEMENTED"):
         pjax._strides(x)
 
@@ -150,8 +162,9 @@ def test_from_shards_names_what_is_wrong():
     import numpy as np
 
     cpu = jax.devices("cpu")[0]
-    sharding = jax.sharding.SingleDeviceSharding(cpu)
+    # Its own single-device sharding (JAX 0.12 deprecates building one by hand).
     x = jax.device_put(np.arange(4, dtype=np.float32), cpu)
+    sharding = x.sharding
     with pytest.raises(TypeError, match="tensors with a .device"):
         pjax.from_shards([pjax.export(x)], sharding)
     with pytest.raises(ValueError, match="one tensor for each addressable device"):

@@ -135,3 +135,36 @@ def test_the_example(results, jax_release):
         needed = "0.10.2" if jax_release >= (0, 10, 1) else "0.10.1"
         assert ex["returncode"] == 1, ex
         assert f"needs JAX {needed} or newer" in ex["stderr"], ex
+
+
+def test_jax_own_export_where_it_gives_the_tensor(results, jax_release):
+    """pjax.to_dlpack hands out JAX's own tensor where JAX gives the one
+    asked for: a legacy capsule from 0.11, a read-only versioned one from
+    0.12 (JAX flags every versioned tensor read-only); a writable versioned
+    one, and anything on a platform JAX does not export (xpu), is ours."""
+    own = {"legacy": jax_release >= (0, 11), "read_only": jax_release >= (0, 12),
+           "writable": False}
+    assert results["cpu_whose_export"] == {k: "jax" if v else "ours" for k, v in own.items()}
+    assert results["xpu_whose_export"] == dict.fromkeys(own, "ours")
+
+
+def test_jax_dlpack_and_ours_side_by_side(results, jax_release):
+    """The same array through JAX's own __dlpack__ and through ours: the
+    same tensor, row-major and column-major (a Format, from JAX 0.7); a
+    library buffer back into JAX through jax.dlpack.from_dlpack and through
+    pjax.from_dlpack: zero-copy and equal, both orders."""
+    out = results["export_side_by_side"]
+    assert out["row_major"] == {"same_tensor": True, "strides": [4, 1]}
+    if jax_release >= (0, 7):
+        assert out["column_major"] == {"same_tensor": True, "strides": [1, 3]}
+    else:
+        assert out["column_major"] in ("n/a", {"same_tensor": True, "strides": [1, 3]})
+    both = results["import_side_by_side"]
+    assert both["row_major"] == [[True, True], [True, True]]
+    # Some releases before 0.11 (0.7.2 among them) refuse a column-major
+    # tensor: then JAX's own import and ours refuse it alike.
+    theirs, ours = both["column_major"]
+    if jax_release >= (0, 11) or theirs == [True, True]:
+        assert theirs == ours == [True, True]
+    else:
+        assert "non-default layout" in theirs and "non-default layout" in ours, both

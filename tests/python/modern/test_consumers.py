@@ -10,7 +10,9 @@ import pytest
 import torch
 
 import pjrt_dlpack
-from dlpack_helpers import KDL_CPU, KDL_ONEAPI, NUMERIC, READ_ONLY, Holder, aligned, versioned
+import pjrt_dlpack.jax as pjax
+from dlpack_helpers import (JAX_0_11, JAX_0_12, KDL_CPU, KDL_ONEAPI, NUMERIC, NUMPY_2_5,
+                            READ_ONLY, Holder, aligned, versioned)
 
 ML_TYPES = ["bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz"]
 
@@ -38,8 +40,26 @@ def test_zero_copy_both_ways(request, plugin_client):
     assert t.data_ptr() % 64 == 0
     assert client.from_dlpack(t, copy=False).unsafe_buffer_pointer() == t.data_ptr()
     j = jnp.arange(32, dtype=jnp.float32)
-    assert client.from_dlpack(j, copy=False).unsafe_buffer_pointer() == \
+    assert client.from_dlpack(jax_producer(j), copy=False).unsafe_buffer_pointer() == \
         j.unsafe_buffer_pointer()
+
+
+def jax_producer(j):
+    """What gives a writable tensor of a JAX array: the array itself before
+    JAX 0.12, pjrt_dlpack.jax.export from 0.12 on (JAX's own is read-only)."""
+    return pjax.export(j) if JAX_0_12 else j
+
+
+def test_jax_read_only_exports_are_copied_or_refused(cpu):
+    j = jnp.arange(8, dtype=jnp.float32)
+    flags = versioned(j.__dlpack__(max_version=(1, 0))).flags if JAX_0_12 else 0
+    assert bool(flags & READ_ONLY) == JAX_0_12
+    buf = cpu.from_dlpack(j)
+    assert (buf.unsafe_buffer_pointer() != j.unsafe_buffer_pointer()) == JAX_0_12
+    np.testing.assert_array_equal(np.from_dlpack(buf), np.asarray(j))
+    if JAX_0_12:
+        with pytest.raises(BufferError, match="read-only"):
+            cpu.from_dlpack(j, copy=False)
 
 
 def test_writes_are_shared(cpu):
@@ -82,11 +102,12 @@ def test_jax_copies_what_is_not_64_byte_aligned(cpu, offset):
 def test_jax_arrays_into_our_client(cpu, xla):
     j = jnp.arange(12, dtype=jnp.int32).reshape(3, 4)
     for client in (cpu, xla):
-        buf = client.from_dlpack(j, copy=False)
+        buf = client.from_dlpack(jax_producer(j), copy=False)
         assert buf.unsafe_buffer_pointer() == j.unsafe_buffer_pointer()
         assert buf.shape == (3, 4) and buf.dtype == "int32"
         np.testing.assert_array_equal(np.from_dlpack(buf), np.asarray(j))
-    assert pjrt_dlpack.from_dlpack(j).unsafe_buffer_pointer() == j.unsafe_buffer_pointer()
+    assert pjrt_dlpack.from_dlpack(jax_producer(j)).unsafe_buffer_pointer() == \
+        j.unsafe_buffer_pointer()
 
 
 # ------------------------------------------------------------ read-only
@@ -132,19 +153,27 @@ def test_numpy_every_dtype_both_ways(cpu, dtype):
 
 
 @pytest.mark.parametrize("name", ML_TYPES)
-def test_numpy_refuses_ml_dtypes_through_dlpack(cpu, name):
-    # NumPy exchanges only bool/int/uint/float/complex through DLPack: it
+def test_numpy_and_ml_dtypes_through_dlpack(cpu, name):
+    # NumPy 2.4 exchanges only bool/int/uint/float/complex through DLPack: it
     # refuses ml_dtypes arrays as producer and our ml_dtypes buffers as
-    # consumer; PyTorch and JAX carry them (below).
+    # consumer; NumPy 2.5 carries them both ways, zero-copy, as PyTorch and
+    # JAX do (below).
     a = values(getattr(ml_dtypes, name))
-    with pytest.raises(BufferError, match="DLPack only supports"):
-        a.__dlpack__(max_version=(1, 0))
-    with pytest.raises(BufferError):
-        cpu.from_dlpack(a)
+    if NUMPY_2_5:
+        buf = cpu.from_dlpack(a, copy=False)
+        assert buf.dtype == name and buf.unsafe_buffer_pointer() == a.ctypes.data
+        back = np.from_dlpack(buf)
+        assert back.dtype == a.dtype and back.ctypes.data == a.ctypes.data
+    else:
+        with pytest.raises(BufferError, match="DLPack only supports"):
+            a.__dlpack__(max_version=(1, 0))
+        with pytest.raises(BufferError):
+            cpu.from_dlpack(a)
     buf = cpu.from_dlpack(jnp.asarray(a))
     assert buf.dtype == name
-    with pytest.raises(RuntimeError, match="Unsupported dtype"):
-        np.from_dlpack(buf)
+    if not NUMPY_2_5:
+        with pytest.raises(RuntimeError, match="Unsupported dtype"):
+            np.from_dlpack(buf)
     # An explicit host copy works, with ml_dtypes' type.
     host = np.asarray(buf)
     assert host.dtype == np.dtype(getattr(ml_dtypes, name))
@@ -178,7 +207,7 @@ JAX = ["bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16",
 def test_jax_every_dtype_both_ways(cpu, name):
     dt = getattr(ml_dtypes, name) if name in ML_TYPES else name
     j = jnp.asarray(values(dt, 64))
-    buf = cpu.from_dlpack(j, copy=False)
+    buf = cpu.from_dlpack(jax_producer(j), copy=False)
     assert buf.dtype == name and buf.unsafe_buffer_pointer() == j.unsafe_buffer_pointer()
     back = jax.dlpack.from_dlpack(buf)
     assert back.dtype == j.dtype
@@ -196,13 +225,20 @@ def test_jax_sub_byte_types_have_no_dlpack_form(cpu):
 def test_numpy_and_torch_refuse_xpu_memory_cleanly(xpu):
     buf = xpu.buffer(np.arange(4, dtype=np.float32))
     assert buf.__dlpack_device__() == (KDL_ONEAPI, 0)
-    with pytest.raises(RuntimeError, match="Unsupported device"):
+    # NumPy 2.4 raises RuntimeError, 2.5 BufferError.
+    with pytest.raises(BufferError if NUMPY_2_5 else RuntimeError,
+                       match="Unsupported device"):
         np.from_dlpack(buf)
     with pytest.raises(RuntimeError, match="XPU"):
         torch.from_dlpack(buf)
-    # JAX knows no kDLOneAPI device: a TypeError from JAX itself.
-    with pytest.raises(TypeError, match="unsupported device type"):
-        jax.dlpack.from_dlpack(buf)
+    # JAX 0.10 knows no kDLOneAPI device (a TypeError from JAX itself); from
+    # 0.11 it is the `oneapi` backend, which this process lacks.
+    if JAX_0_11:
+        with pytest.raises(RuntimeError, match="Unknown backend oneapi"):
+            jax.dlpack.from_dlpack(buf)
+    else:
+        with pytest.raises(TypeError, match="unsupported device type"):
+            jax.dlpack.from_dlpack(buf)
     # The refused capsules were never consumed: they freed their tensors,
     # and the buffer is still whole.
     assert buf.to_bytes() == np.arange(4, dtype=np.float32).tobytes()

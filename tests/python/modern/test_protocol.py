@@ -10,8 +10,8 @@ import pytest
 import torch
 
 import pjrt_dlpack
-from dlpack_helpers import (IS_COPIED, KDL_CPU, Holder, Recorder, capsule_name, capsule_valid,
-                            legacy, versioned)
+from dlpack_helpers import (IS_COPIED, JAX_0_12, KDL_CPU, READ_ONLY, Holder, Recorder,
+                            capsule_name, capsule_valid, legacy, versioned)
 
 
 # ------------------------------------------------- what consumers pass
@@ -26,9 +26,11 @@ def test_keywords_each_consumer_passes(cpu):
     assert r.calls[-1] == dict(dl_device=(KDL_CPU, 0), copy=True, max_version=(1, 0))
     torch.from_dlpack(r)
     assert r.calls[-1] == dict(max_version=(1, 0))
-    # JAX 0.10 still asks the pre-2023 way: stream only, so a legacy capsule.
+    # JAX 0.10 still asks the pre-2023 way: stream only, so a legacy capsule;
+    # JAX 0.12 asks for DLPack 1.3.
     jax.dlpack.from_dlpack(r)
-    assert r.calls[-1] == dict(stream=None)
+    assert r.calls[-1] == (dict(stream=None, max_version=(1, 3)) if JAX_0_12 else
+                           dict(stream=None))
 
 
 def test_versioned_capsule_when_max_version_allows(cpu):
@@ -98,9 +100,13 @@ def test_we_rename_their_capsules(cpu, producer, max_version):
            "torch": lambda: torch.arange(16, dtype=torch.float32),
            "jax": lambda: jnp.arange(16, dtype=jnp.float32)}[producer]()
     cap = src.__dlpack__(max_version=max_version)
-    # JAX 0.10 exports only legacy capsules, whatever max_version says.
-    name = "dltensor_versioned" if max_version and producer != "jax" else "dltensor"
+    # JAX 0.10 exports only legacy capsules, whatever max_version says; JAX
+    # 0.12 versioned ones, read-only (so ours is a copy, as for any).
+    name = ("dltensor_versioned" if max_version and (producer != "jax" or JAX_0_12) else
+            "dltensor")
     assert capsule_name(cap) == name
+    if name == "dltensor_versioned":
+        assert bool(versioned(cap).flags & READ_ONLY) == (producer == "jax")
     buf = cpu.from_dlpack(cap)
     assert capsule_name(cap) == "used_" + name
     np.testing.assert_array_equal(np.from_dlpack(buf), np.arange(16, dtype=np.float32))
