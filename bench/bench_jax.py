@@ -18,7 +18,7 @@ x is on JAX's cpu; y on the reference plugin driven by JAX as platform xpu
 run where PyTorch is installed (the modern environment, not the JAX matrix's),
 the xpu case where the release can wrap JAX's client (0.10.1+). Prints
 "version" lines, then per case its rounds and result line (bench_rounds.emit);
-with --summary, one line "jax<TAB>RELEASE<TAB>np ratio<TAB>torch ratio" of the
+with --summary, one line "jax<TAB>RELEASE (Python V)<TAB>np ratio<TAB>torch ratio" of the
 per-round medians of ours over JAX's own (scripts/jax-matrix.sh).
 
   PYTHONPATH=build-bench/python $(bash scripts/python-env.sh python) \\
@@ -128,7 +128,8 @@ def main():
             return "n/a"
         return f"{statistics.median(a / b for a, b in zip(samples[ours], samples[own])):.2f}"
 
-    print(f"jax\t{jax.__version__}\t{paired('jax.np_ours', 'jax.np_own')}\t"
+    print(f"jax\t{jax.__version__} (Python {platform.python_version()})\t"
+          f"{paired('jax.np_ours', 'jax.np_own')}\t"
           f"{paired('jax.torch_ours', 'jax.torch_own')}", flush=True)
     return 0
 

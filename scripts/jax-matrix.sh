@@ -48,7 +48,7 @@ for release in "${releases[@]}"; do
 done
 cat "$table"
 echo "pjrt_dlpack.jax.export(x) into numpy.from_dlpack / JAX's own (target <= 1.5x):"
-awk -F'\t' '$1 == "jax" { printf "  JAX %-10s %sx\n", $2, $3 }' "$ratios"
+awk -F'\t' '$1 == "jax" { printf "  JAX %-26s %sx\n", $2, $3 }' "$ratios"
 summary="jax-matrix: $passed passed, ${#failed[@]} failed"
 [[ ${#failed[@]} -eq 0 ]] || summary+=" (${failed[*]})"
 echo "$summary; table in $table"
