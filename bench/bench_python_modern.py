@@ -39,7 +39,6 @@ import argparse
 import os
 import platform
 import sys
-import time
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
@@ -54,15 +53,6 @@ import bench_rounds  # noqa: E402
 import pjrt_dlpack  # noqa: E402
 
 SHAPE = (1024, 1024)
-
-
-def calibrate(fn, budget_s, cap):
-    """Calls per round so that one case takes about budget_s."""
-    n, start = 0, time.perf_counter()
-    while n < cap and time.perf_counter() - start < budget_s:
-        fn()
-        n += 1
-    return max(1, n)
 
 
 def main():
@@ -126,8 +116,8 @@ def main():
         numbers = {key: 1 for key, _ in cases}
     else:
         for _, fn in cases:  # warm up
-            calibrate(fn, args.budget_ms / 1e3, 10000)
-        numbers = {key: calibrate(fn, args.budget_ms / 1e3, 10000) for key, fn in cases}
+            bench_rounds.calibrate(fn, args.budget_ms / 1e3, 10000)
+        numbers = {key: bench_rounds.calibrate(fn, args.budget_ms / 1e3, 10000) for key, fn in cases}
     samples = bench_rounds.interleave(cases, args.rounds, numbers, pin=not args.no_pin)
     bench_rounds.emit(cases, samples)
     return 0

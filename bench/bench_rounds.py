@@ -7,13 +7,25 @@ as bench_util.c's bench_interleave is the C benchmarks':
   run on), so that no round is split between two CPUs that run at
   different speeds (a virtual machine's vCPUs need not: bench/README.md);
   threads started before, such as JAX's, stay where they were.
+- calibrate(fn, budget_s, cap): calls per round so that one case takes
+  about budget_s (at most cap).
 - emit(cases, samples): per case a line "rounds<TAB>key<TAB>group<TAB>v1 v2
   ..." (its per-call times in ns, round by round; one group for the
   process, see bench_util.h) and the result line "key<TAB>median<TAB>ns".
 """
 import os
 import statistics
+import time
 import timeit
+
+
+def calibrate(fn, budget_s, cap):
+    """Calls per round so that one case takes about budget_s."""
+    n, start = 0, time.perf_counter()
+    while n < cap and time.perf_counter() - start < budget_s:
+        fn()
+        n += 1
+    return max(1, n)
 
 
 def interleave(cases, rounds, numbers, pin=True):

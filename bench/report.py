@@ -28,7 +28,7 @@ VERSIONS = []  # (name, version) from "version<TAB>name<TAB>version" lines
 ROUNDS = {}
 # The raw result files of a run, OUTDIR/raw-NAME.tsv, in the order they are
 # read (bench/run.sh writes them).
-RAW = ("c", "torch", "torch2", "xla", "python", "python-modern")
+RAW = ("c", "torch", "torch2", "xla", "python", "python-modern", "jax")
 TARGETS_HEADER = "| what | value | baseline | ratio | target | met |"
 RATIO_NOTE = ("Value and baseline are medians over the rounds; the ratio is the median over "
               "the rounds of the value over the baseline measured in the same round (a slow "
@@ -43,7 +43,8 @@ def load(paths):
             for line in f:
                 parts = line.rstrip("\n").split("\t")
                 if len(parts) == 3 and parts[0] == "version":
-                    VERSIONS.append((parts[1], parts[2]))
+                    if (parts[1], parts[2]) not in VERSIONS:  # one environment, several files
+                        VERSIONS.append((parts[1], parts[2]))
                 elif len(parts) == 4 and parts[0] == "rounds":
                     ROUNDS[parts[1]] = (parts[2], [float(x) for x in parts[3].split()])
                 elif len(parts) >= 2:

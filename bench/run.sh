@@ -39,9 +39,14 @@ if [[ -x $modern_python ]]; then
     PYTHONPATH=$build/python:$build/bench PYTHONDONTWRITEBYTECODE=1 \
         "$modern_python" "$here/bench_python_modern.py" --plugin "$plugin" |
         tee "$out/raw-python-modern.tsv"
+    echo "== bench: pjrt_dlpack.jax against JAX's own DLPack (bench_jax.py)"
+    PYTHONPATH=$build/python PYTHONDONTWRITEBYTECODE=1 \
+        "$modern_python" "$here/bench_jax.py" --plugin "$plugin" 2>/dev/null |
+        tee "$out/raw-jax.tsv"
 else
     echo "== bench: no modern Python environment (scripts/python-env.sh install); skipped"
     : >"$out/raw-python-modern.tsv"
+    : >"$out/raw-jax.tsv"
 fi
 echo "== bench: report"
 /usr/bin/python3 "$here/report.py" "$out" # reads $out/raw-*.tsv (report.py's RAW)

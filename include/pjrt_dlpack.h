@@ -372,11 +372,15 @@ typedef struct pjdl_buffer pjdl_buffer;
 /* Copies a host array into a new buffer in `memory` (NULL: the default
  * memory of the client's first device). `byte_strides` may be NULL (compact
  * row-major) or give one stride per dimension, in bytes, as the plugin
- * accepts them. `data` is no longer needed when the call returns (the call
- * waits for the plugin's done_with_host_buffer event when the plugin only
- * offers asynchronous host reads; that wait ignores the wait timeout); the
- * buffer may not be ready yet. `data` may be NULL for a zero-size array. At
- * most 64 dimensions. On success *out is owned. */
+ * accepts them. `data` is no longer needed when the call returns; the
+ * buffer may not be ready yet. Without a wait timeout on the client the
+ * plugin reads `data` itself and the call waits for its done_with_host_buffer
+ * event (kImmutableUntilTransferCompletes: one copy); with one, the plugin is
+ * asked to take the data during the call (kImmutableOnlyDuringCall, which
+ * may cost it a staging copy) so that the timeout can bound the wait, unless
+ * it only offers asynchronous host reads (whose wait ignores the timeout).
+ * `data` may be NULL for a zero-size array. At most 64 dimensions. On
+ * success *out is owned. */
 PJDL_API pjdl_code pjdl_buffer_from_host(pjdl_client *client, const void *data,
                                          PJRT_Buffer_Type type, const int64_t *dims, size_t ndim,
                                          const int64_t *byte_strides, pjdl_memory *memory,

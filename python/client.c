@@ -396,6 +396,46 @@ static Py_ssize_t int64_sequence(PyObject *obj, const char *what, int64_t *out, 
 
 #define EXTERNAL_MAX_NDIM 64
 
+/* A capsule (versioned or legacy) of `tensor`, whose shape and strides are
+ * copied into the allocation, that keeps `owner` alive until the
+ * consumer's deleter runs. */
+static PyObject *external_capsule(const DLTensor *tensor, PyObject *owner, int versioned,
+                                  int read_only, int copied) {
+    size_t ndim = (size_t)tensor->ndim;
+    external_tensor *e = calloc(1, sizeof *e + 2 * ndim * sizeof(int64_t));
+    if (e == NULL)
+        return PyErr_NoMemory();
+    if (ndim > 0)
+        memcpy(e->dims, tensor->shape, ndim * sizeof(int64_t));
+    if (ndim > 0 && tensor->strides != NULL)
+        memcpy(e->dims + ndim, tensor->strides, ndim * sizeof(int64_t));
+    DLTensor t = *tensor;
+    t.shape = e->dims;
+    t.strides = tensor->strides != NULL ? e->dims + ndim : NULL;
+    e->owner = Py_NewRef(owner);
+    PyObject *capsule;
+    if (versioned) {
+        DLManagedTensorVersioned *v = &e->t.versioned;
+        v->version.major = DLPACK_MAJOR_VERSION;
+        v->version.minor = DLPACK_MINOR_VERSION;
+        v->manager_ctx = e;
+        v->deleter = external_deleter_versioned;
+        v->flags = (read_only ? DLPACK_FLAG_BITMASK_READ_ONLY : 0) |
+                   (copied ? DLPACK_FLAG_BITMASK_IS_COPIED : 0);
+        v->dl_tensor = t;
+        capsule = PyCapsule_New(v, external_versioned_name, external_capsule_versioned);
+    } else {
+        DLManagedTensor *l = &e->t.legacy;
+        l->manager_ctx = e;
+        l->deleter = external_deleter_legacy;
+        l->dl_tensor = t;
+        capsule = PyCapsule_New(l, external_legacy_name, external_capsule_legacy);
+    }
+    if (capsule == NULL)
+        external_run(e);
+    return capsule;
+}
+
 /* Client.external_dlpack(data, shape, dtype, strides, dl_device, owner, *,
  * versioned=False, read_only=False, copied=False) (a static method): a
  * DLPack capsule for memory at address `data` that `owner` keeps alive. The library's dtype
@@ -441,42 +481,93 @@ static PyObject *client_external_dlpack(PyObject *unused, PyObject *args, PyObje
     DLDataType dtype;
     if (pjpy_dl_dtype_from_name(dtype_name, "external_dlpack", &dtype) < 0)
         return NULL;
-    external_tensor *e = calloc(1, sizeof *e + 2 * (size_t)ndim * sizeof(int64_t));
-    if (e == NULL)
-        return PyErr_NoMemory();
-    memcpy(e->dims, shape, (size_t)ndim * sizeof(int64_t));
-    memcpy(e->dims + ndim, strides, (size_t)ndim * sizeof(int64_t));
     DLTensor tensor = {
         .data = data,
         .device = {(DLDeviceType)dl[0], (int32_t)dl[1]},
         .ndim = (int32_t)ndim,
         .dtype = dtype,
-        .shape = e->dims,
-        .strides = has_strides ? e->dims + ndim : NULL,
+        .shape = shape,
+        .strides = has_strides ? strides : NULL,
         .byte_offset = 0,
     };
-    e->owner = Py_NewRef(owner);
-    PyObject *capsule;
-    if (versioned) {
-        DLManagedTensorVersioned *t = &e->t.versioned;
-        t->version.major = DLPACK_MAJOR_VERSION;
-        t->version.minor = DLPACK_MINOR_VERSION;
-        t->manager_ctx = e;
-        t->deleter = external_deleter_versioned;
-        t->flags = (read_only ? DLPACK_FLAG_BITMASK_READ_ONLY : 0) |
-                   (copied ? DLPACK_FLAG_BITMASK_IS_COPIED : 0);
-        t->dl_tensor = tensor;
-        capsule = PyCapsule_New(t, external_versioned_name, external_capsule_versioned);
-    } else {
-        DLManagedTensor *t = &e->t.legacy;
-        t->manager_ctx = e;
-        t->deleter = external_deleter_legacy;
-        t->dl_tensor = tensor;
-        capsule = PyCapsule_New(t, external_legacy_name, external_capsule_legacy);
+    return external_capsule(&tensor, owner, versioned, read_only, copied);
+}
+
+/* Whether `t`'s strides (NULL: C order) say where every element is, one
+ * element after another in some order of the dimensions: each stride of a
+ * dimension with more than one element, in increasing order, the product
+ * of the extents before it. */
+static int compact_strides(const DLTensor *t) {
+    if (t->strides == NULL)
+        return 1;
+    int32_t order[EXTERNAL_MAX_NDIM], n = 0;
+    for (int32_t i = 0; i < t->ndim; i++) {
+        if (t->shape[i] == 0)
+            return 1; /* no elements: nothing to find */
+        if (t->shape[i] == 1)
+            continue;
+        int32_t k = n++;
+        for (; k > 0 && t->strides[order[k - 1]] > t->strides[i]; k--)
+            order[k] = order[k - 1];
+        order[k] = i;
     }
-    if (capsule == NULL)
-        external_run(e);
-    return capsule;
+    int64_t expect = 1;
+    for (int32_t k = 0; k < n; k++) {
+        if (t->strides[order[k]] != expect)
+            return 0;
+        expect *= t->shape[order[k]];
+    }
+    return 1;
+}
+
+/* Client.rewrap_dlpack(capsule, dl_device, versioned, read_only) (a static
+ * method, positional: it is on pjrt_dlpack.jax's export path): another
+ * producer's unconsumed legacy capsule as the tensor this module would hand
+ * out: the capsule itself when a legacy one is asked for, else a versioned
+ * capsule of ours describing the same memory, shape, strides and dtype,
+ * which keeps `capsule` (unconsumed: its producer's hold on the memory)
+ * alive until the consumer's deleter runs. None, the capsule untouched,
+ * when the tensor is not one this module would describe so: on another
+ * DLDevice than `dl_device`, of a sub-byte or multi-lane dtype, or with
+ * strides that are not a compact layout. For pjrt_dlpack.jax, which hands
+ * out JAX's own tensor where JAX exports the array itself. */
+static PyObject *client_rewrap_dlpack(PyObject *unused, PyObject *const *args, Py_ssize_t nargs) {
+    (void)unused;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError,
+                     "rewrap_dlpack(capsule, dl_device, versioned, read_only) takes 4 arguments "
+                     "(%zd given)",
+                     nargs);
+        return NULL;
+    }
+    PyObject *capsule = args[0], *dl_obj = args[1];
+    int versioned = PyObject_IsTrue(args[2]), read_only = PyObject_IsTrue(args[3]);
+    if (versioned < 0 || read_only < 0)
+        return NULL;
+    if (!PyCapsule_CheckExact(capsule)) {
+        PyErr_Format(PyExc_TypeError, "rewrap_dlpack: capsule must be a capsule, not %.100s",
+                     Py_TYPE(capsule)->tp_name);
+        return NULL;
+    }
+    int64_t dl[2];
+    if (pjpy_int_pair(dl_obj, "rewrap_dlpack: dl_device", pjpy_dl_device_range, PyExc_OverflowError,
+                      dl) < 0)
+        return NULL;
+    if (!PyCapsule_IsValid(capsule, external_legacy_name)) {
+        PyErr_Format(PyExc_ValueError,
+                     "rewrap_dlpack: not an unconsumed legacy DLPack capsule (name '%s')",
+                     PyCapsule_GetName(capsule) ? PyCapsule_GetName(capsule) : "NULL");
+        return NULL;
+    }
+    const DLTensor *t =
+        &((DLManagedTensor *)PyCapsule_GetPointer(capsule, external_legacy_name))->dl_tensor;
+    if ((int64_t)t->device.device_type != dl[0] || (int64_t)t->device.device_id != dl[1] ||
+        t->ndim < 0 || t->ndim > EXTERNAL_MAX_NDIM || (t->ndim > 0 && t->shape == NULL) ||
+        t->dtype.lanes != 1 || t->dtype.bits == 0 || t->dtype.bits % 8 != 0 || !compact_strides(t))
+        Py_RETURN_NONE;
+    if (!versioned)
+        return Py_NewRef(capsule);
+    return external_capsule(t, capsule, 1, read_only, 0);
 }
 
 static PyMethodDef client_methods[] = {
@@ -512,6 +603,13 @@ static PyMethodDef client_methods[] = {
      "`data` that `owner` keeps alive until the consumer's deleter runs (from any thread). "
      "`dtype` is NumPy's name, `strides` in elements or None. Unchecked: for producers that "
      "know their memory."},
+    {"rewrap_dlpack", (PyCFunction)(void (*)(void))client_rewrap_dlpack,
+     METH_FASTCALL | METH_STATIC,
+     "rewrap_dlpack(capsule, dl_device, versioned, read_only) -> capsule or "
+     "None\n\nAnother producer's unconsumed legacy capsule as this module hands tensors out: "
+     "itself, or (versioned) a versioned capsule of the same tensor that keeps it alive. None "
+     "when the tensor is on another DLDevice than `dl_device`, of a sub-byte or multi-lane "
+     "dtype, or not compact."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -185,24 +185,21 @@ static PyObject *numpy_dlpack(PyObject *x, PyObject *name) {
     return method;
 }
 
-/* Calls x.<name>(**kw) with keyword values `kwvalues` named by `kwnames`
+/* Calls x.<name>(**kw) with keyword values at args[2...] named by `kwnames`
  * (NULL: none) as a vectorcall: no bound method, dict or argument tuple is
- * built. When x has no such attribute (rather than the method raising
- * AttributeError itself), *missing is set and NULL returned with the error
- * cleared. */
-static PyObject *call_method(PyObject *x, PyObject *name, PyObject *const *kwvalues,
-                             PyObject *kwnames, int *missing) {
-    PyObject *stack[1 + 1 + 4];
-    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
-    stack[1] = x;
-    for (Py_ssize_t i = 0; i < nkw; i++)
-        stack[2 + i] = kwvalues[i];
+ * built. args[0] and args[1] are this function's (the vectorcall's spare
+ * slot and x), so that the values are not copied. When x has no such
+ * attribute (rather than the method raising AttributeError itself),
+ * *missing is set and NULL returned with the error cleared. */
+static PyObject *call_method(PyObject *x, PyObject *name, PyObject **args, PyObject *kwnames,
+                             int *missing) {
+    args[1] = x;
     *missing = 0;
     PyObject *method = name == names[NAME_DLPACK] ? numpy_dlpack(x, name) : NULL;
     PyObject *r =
         method != NULL
-            ? PyObject_Vectorcall(method, stack + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames)
-            : PyObject_VectorcallMethod(name, stack + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+            ? PyObject_Vectorcall(method, args + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames)
+            : PyObject_VectorcallMethod(name, args + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
                                         kwnames);
     if (r == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
         PyObject *type, *value, *tb;
@@ -230,7 +227,7 @@ static PyObject *request_capsule(PyObject *x, pjdl_copy copy, PyObject *stream_o
     *plain = 0;
     if (names_ready() < 0)
         return NULL;
-    PyObject *values[4], *keys[4];
+    PyObject *args[2 + 4], **values = args + 2, *keys[4];
     Py_ssize_t n = 0;
     PyObject *dev = NULL, *kwnames = NULL, *capsule = NULL;
     int missing = 0, has_stream = stream_obj != NULL;
@@ -264,14 +261,14 @@ static PyObject *request_capsule(PyObject *x, pjdl_copy copy, PyObject *stream_o
         for (Py_ssize_t i = 0; i < n; i++)
             PyTuple_SET_ITEM(kwnames, i, Py_NewRef(keys[i]));
     }
-    capsule = call_method(x, names[NAME_DLPACK], values, kwnames, &missing);
+    capsule = call_method(x, names[NAME_DLPACK], args, kwnames, &missing);
     if (capsule == NULL && !missing && PyErr_ExceptionMatches(PyExc_TypeError)) {
         PyErr_Clear();
         *plain = 1;
         PyObject *legacy_names = NULL;
         if (has_stream && (legacy_names = PyTuple_Pack(1, names[NAME_STREAM])) == NULL)
             goto done;
-        capsule = call_method(x, names[NAME_DLPACK], values, legacy_names, &missing);
+        capsule = call_method(x, names[NAME_DLPACK], args, legacy_names, &missing);
         Py_XDECREF(legacy_names);
     }
     if (missing)
@@ -296,7 +293,8 @@ static int producer_device(PyObject *x, DLDevice *dl) {
     if (names_ready() < 0)
         return -1;
     int missing = 0;
-    PyObject *dev = call_method(x, names[NAME_DLPACK_DEVICE], NULL, NULL, &missing);
+    PyObject *args[2];
+    PyObject *dev = call_method(x, names[NAME_DLPACK_DEVICE], args, NULL, &missing);
     if (dev == NULL)
         return missing ? 0 : -1;
     int64_t pair[2];
@@ -446,6 +444,21 @@ static int producer_info_of_type(PyTypeObject *tp, producer_info *info) {
 /* Sets *info for x's type. 0, or -1 with an exception set. */
 static int producer_info_of(PyObject *x, producer_info *info) {
     PyTypeObject *tp = Py_TYPE(x);
+    /* NumPy's array type is static, its attributes fixed for the life of
+     * the process: its facts are looked up once, not in the cache. */
+    static producer_info numpy_info;
+    static int numpy_known;
+    if (numpy_known && is_numpy_array(x)) {
+        *info = numpy_info;
+        return 0;
+    }
+    if (!numpy_known && is_numpy_array(x)) {
+        if (names_ready() < 0 || producer_info_of_type(tp, &numpy_info) < 0)
+            return -1;
+        numpy_known = 1;
+        *info = numpy_info;
+        return 0;
+    }
     int64_t space = tag_space();
     if (type_tag_valid(tp)) {
         for (int i = 0; i < API_CACHE_SIZE; i++) {
@@ -732,6 +745,21 @@ static pjdl_code import_call(pjpy_client *const *clients, pjdl_client *const *li
     return rc;
 }
 
+enum { LIB_CLIENTS_ON_STACK = 8 };
+
+/* The library's clients of `clients`: for one, its own field (the common
+ * call), else copied into `stack` (LIB_CLIENTS_ON_STACK entries) or, for
+ * more (the module-level from_dlpack may pass any number), into a PyMem
+ * array the caller frees. NULL: no memory. */
+static pjdl_client **lib_clients_of(pjpy_client *const *clients, size_t n, pjdl_client **stack) {
+    if (n == 1)
+        return &clients[0]->client;
+    pjdl_client **out = n > LIB_CLIENTS_ON_STACK ? PyMem_Malloc(n * sizeof *out) : stack;
+    for (size_t i = 0; out != NULL && i < n; i++)
+        out[i] = clients[i]->client;
+    return out;
+}
+
 /* The import proper, of a versioned or legacy tensor the caller owns; see
  * pjpy_import_owned. */
 static PyObject *import_tensor(pjpy_client *const *clients, size_t num_clients, void *tensor,
@@ -744,20 +772,13 @@ static PyObject *import_tensor(pjpy_client *const *clients, size_t num_clients, 
         free(guard);
         return NULL;
     }
-    /* A few clients fit on the stack; the module-level from_dlpack may pass
-     * any number. */
-    pjdl_client *stack_clients[8];
-    pjdl_client **lib_clients = stack_clients;
-    if (num_clients > sizeof stack_clients / sizeof stack_clients[0]) {
-        lib_clients = PyMem_Malloc(num_clients * sizeof *lib_clients);
-        if (lib_clients == NULL) {
-            free(guard);
-            Py_DECREF(obj);
-            return PyErr_NoMemory();
-        }
+    pjdl_client *stack_clients[LIB_CLIENTS_ON_STACK];
+    pjdl_client **lib_clients = lib_clients_of(clients, num_clients, stack_clients);
+    if (lib_clients == NULL) {
+        free(guard);
+        Py_DECREF(obj);
+        return PyErr_NoMemory();
     }
-    for (size_t i = 0; i < num_clients; i++)
-        lib_clients[i] = clients[i]->client;
     pjdl_buffer *buffer = NULL;
     /* Read before the call: once the library has the tensor, its deleter
      * may run (and recycle the guard) before the call returns, by the time
@@ -765,7 +786,7 @@ static PyObject *import_tensor(pjpy_client *const *clients, size_t num_clients, 
      * (pjpy_call_end), as a copy that completes at once does. */
     bool has_deleter = guard->tensor.deleter != NULL;
     pjdl_code rc = import_call(clients, lib_clients, num_clients, &guard->tensor, opts, &buffer);
-    if (lib_clients != stack_clients)
+    if (num_clients > LIB_CLIENTS_ON_STACK)
         PyMem_Free(lib_clients);
     /* Without a deleter the library is done with the guard (guard_new);
      * after a failure it never took it: the caller keeps the tensor. With
@@ -778,7 +799,7 @@ static PyObject *import_tensor(pjpy_client *const *clients, size_t num_clients, 
         return NULL;
     }
     /* The buffer is one of the given clients'; they are alive. */
-    const pjdl_client *owner = pjdl_buffer_client(buffer);
+    const pjdl_client *owner = num_clients == 1 ? clients[0]->client : pjdl_buffer_client(buffer);
     PyObject *client_obj = NULL;
     for (size_t i = 0; i < num_clients && client_obj == NULL; i++)
         if (clients[i]->client == owner)

@@ -32,6 +32,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 typedef struct deferred {
@@ -156,19 +157,44 @@ typedef struct nogil_slot {
 } nogil_slot;
 static _Thread_local nogil_slot slot;
 
+/* The slot of a call that keeps the GIL, and the thread making it (0: none).
+ * Holding the GIL throughout, at most one thread is in such a call at a
+ * time (the module is single-phase: every interpreter that imports it
+ * shares the main GIL), so one slot serves them all, found without the
+ * thread-local lookup (a call of __tls_get_addr from a loaded module) that
+ * each of the common import's three brackets cost (bench/README.md).
+ * Another thread reads kept_thread only to compare it with itself, which
+ * it can never equal. */
+static nogil_slot kept_slot;
+static _Atomic uintptr_t kept_thread;
+
+static uintptr_t this_thread(void) {
+    return (uintptr_t)pthread_self();
+}
+
 static void enqueue(void (*run)(void *), void (*drop)(void *), void *arg);
 
 pjpy_call pjpy_call_begin(int keep_gil) {
     /* The caller holds the GIL: its thread state is attached. The slot is
-     * found once and handed to pjpy_call_end (a TLS lookup less). */
+     * found once and handed to pjpy_call_end (a TLS lookup less). A call
+     * inside a kept one (none is made today) takes the thread's own. */
+    bool home_here = PyInterpreterState_Get() == home;
+    uintptr_t me = this_thread();
+    if (keep_gil && atomic_load_explicit(&kept_thread, memory_order_relaxed) != me) {
+        kept_slot.open = home_here;
+        atomic_store_explicit(&kept_thread, me, memory_order_relaxed);
+        return (pjpy_call){NULL, &kept_slot};
+    }
     nogil_slot *s = &slot;
-    s->open = PyInterpreterState_Get() == home;
+    s->open = home_here;
     return (pjpy_call){keep_gil ? NULL : PyEval_SaveThread(), s};
 }
 
 void pjpy_call_end(pjpy_call call, int drain) {
     if (call.save != NULL)
         PyEval_RestoreThread(call.save);
+    if (call.slot == &kept_slot)
+        atomic_store_explicit(&kept_thread, 0, memory_order_relaxed);
     nogil_slot kept = *call.slot;
     *call.slot = (nogil_slot){0};
     if (kept.run != NULL && drain) {
@@ -187,9 +213,12 @@ void pjpy_call_with_gil(void (*run)(void *), void (*drop)(void *), void *arg) {
     }
     /* Inside this thread's own library call: after the call, even when the
      * call kept the GIL (the library may be in the middle of something). */
-    if (slot.open) {
-        if (slot.run == NULL)
-            slot = (nogil_slot){.open = true, .run = run, .drop = drop, .arg = arg};
+    nogil_slot *s = atomic_load_explicit(&kept_thread, memory_order_relaxed) == this_thread()
+                        ? &kept_slot
+                        : &slot;
+    if (s->open) {
+        if (s->run == NULL)
+            *s = (nogil_slot){.open = true, .run = run, .drop = drop, .arg = arg};
         else
             enqueue(run, drop, arg);
         return;

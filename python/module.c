@@ -66,6 +66,14 @@ static PyObject *register_platform(PyObject *module, PyObject *args, PyObject *k
     Py_RETURN_NONE;
 }
 
+/* How often the platform registry changed (pjdl_platform_generation): what
+ * pjrt_dlpack.jax keys its per-sharding DLDevice cache on. */
+static PyObject *registry_generation(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    return PyLong_FromUnsignedLong(pjdl_platform_generation());
+}
+
 static PyObject *module_on_exit(PyObject *module, PyObject *unused) {
     (void)module;
     (void)unused;
@@ -87,6 +95,8 @@ static PyMethodDef module_methods[] = {
      "register_platform(name, device_type, host_memory_type=kDLCPU)\n\nTeaches the library "
      "the DLPack device types of a PJRT platform."},
     {"_on_exit", module_on_exit, METH_NOARGS, "Internal: called at interpreter exit."},
+    {"_registry_generation", registry_generation, METH_NOARGS,
+     "Internal: a number that changes whenever the platform registry does."},
     {"_is_sycl_queue", pjpy_is_sycl_queue_py, METH_O,
      "Internal: whether the object is a dpctl.SyclQueue."},
     {"_sycl_queue_of", pjpy_sycl_queue_of_py, METH_O,

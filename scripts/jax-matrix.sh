@@ -4,7 +4,11 @@
 # (scripts/jax-env.sh), run the suite of tests/python/jax in it, and write
 # the support table of python/README.md, one row per release from the same
 # kind of run (tests/python/jax/jax_child.py --row), to BUILD/jax-matrix.md.
-# Prints "N passed, N failed"; fails if any release failed.
+# Then, per release, bench/bench_jax.py --summary: the cost of
+# pjrt_dlpack.jax.export(x) into numpy.from_dlpack against JAX's own export
+# (per-round medians, 16x16 f32 on JAX's cpu; the target is <= 1.5x on
+# every release, bench/README.md), printed as a table, not judged: timings
+# are no test. Prints "N passed, N failed"; fails if any release failed.
 #
 #   jax-matrix.sh BUILD [RELEASE...]
 set -euo pipefail
@@ -21,9 +25,11 @@ plugin="$build/lib/libpjrt_ref.so"
 }
 export PYTHONPATH="$build/python" PJRT_REF_PLUGIN="$plugin" PYTHONDONTWRITEBYTECODE=1
 table="$build/jax-matrix.md"
+ratios="$build/jax-matrix-bench.tsv"
 passed=0
 failed=()
 : >"$table"
+: >"$ratios"
 for release in "${releases[@]}"; do
     bash "$here/jax-env.sh" install "$release"
     python=$(bash "$here/jax-env.sh" python "$release")
@@ -37,8 +43,12 @@ for release in "${releases[@]}"; do
     [[ -s "$table" ]] || header=1
     PJDL_TABLE_HEADER=$header "$python" "$root/tests/python/jax/jax_child.py" "$plugin" --row \
         >>"$table" 2>/dev/null || echo "| $release | the child failed |" >>"$table"
+    "$python" "$root/bench/bench_jax.py" --plugin "$plugin" --summary --rounds 11 \
+        >>"$ratios" 2>/dev/null || echo -e "jax\t$release\tthe benchmark failed\t" >>"$ratios"
 done
 cat "$table"
+echo "pjrt_dlpack.jax.export(x) into numpy.from_dlpack / JAX's own (target <= 1.5x):"
+awk -F'\t' '$1 == "jax" { printf "  JAX %-26s %sx\n", $2, $3 }' "$ratios"
 summary="jax-matrix: $passed passed, ${#failed[@]} failed"
 [[ ${#failed[@]} -eq 0 ]] || summary+=" (${failed[*]})"
 echo "$summary; table in $table"

@@ -240,31 +240,43 @@ pjdl_code pjdl__host_to_device(pjdl_client *client, const void *data, PJRT_Buffe
     return PJDL_OK;
 }
 
-/* Copies host data into a new PJRT buffer; data is not needed afterwards. */
+/* Copies host data into a new PJRT buffer; data is not needed afterwards.
+ * Without a wait timeout the plugin reads the caller's memory in its own
+ * time (kImmutableUntilTransferCompletes) and the call waits for
+ * done_with_host_buffer: one copy, where kImmutableOnlyDuringCall has a
+ * plugin that transfers on a stream stage the data first (the reference
+ * plugin's xpu: a second copy of the whole array, bench/README.md). With
+ * a timeout the wait must be free to end before the plugin does, which
+ * only kImmutableOnlyDuringCall allows (the C API promises the data is not
+ * read after the call): that is asked first then. A semantics the plugin
+ * refuses (UNIMPLEMENTED, INVALID_ARGUMENT) is followed by the other; the
+ * wait after kImmutableUntilTransferCompletes ignores the timeout. */
 static pjdl_code copy_in(pjdl_client *client, const void *data, PJRT_Buffer_Type type,
                          const int64_t *dims, size_t ndim, const int64_t *byte_strides,
                          pjdl_device *device, pjdl_memory *memory, PJRT_Buffer **out) {
-    PJRT_Event *done = NULL;
-    /* With kImmutableOnlyDuringCall the C API promises the data is not read
-     * after the call, so the client's wait timeout may bound the wait for
-     * done_with_host_buffer; with the asynchronous semantics it may not. */
+    static const PJRT_HostBufferSemantics order[2][2] = {
+        {PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes,
+         PJRT_HostBufferSemantics_kImmutableOnlyDuringCall},
+        {PJRT_HostBufferSemantics_kImmutableOnlyDuringCall,
+         PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes}};
     int64_t timeout_ms = atomic_load(&client->timeout_ms);
-    pjdl_code code =
-        pjdl__host_to_device(client, data, type, dims, ndim, byte_strides, device, memory,
-                             PJRT_HostBufferSemantics_kImmutableOnlyDuringCall, out, &done);
+    const PJRT_HostBufferSemantics *ask = order[timeout_ms > 0];
+    PJRT_Event *done = NULL;
+    pjdl_code code = pjdl__host_to_device(client, data, type, dims, ndim, byte_strides, device,
+                                          memory, ask[0], out, &done);
+    PJRT_HostBufferSemantics took = ask[0];
     if (code == PJDL_UNIMPLEMENTED || code == PJDL_INVALID_ARGUMENT) {
-        timeout_ms = 0;
-        /* Some plugins only take the asynchronous semantics: wait for it. */
-        pjdl_code retry = pjdl__host_to_device(
-            client, data, type, dims, ndim, byte_strides, device, memory,
-            PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes, out, &done);
+        pjdl_code retry = pjdl__host_to_device(client, data, type, dims, ndim, byte_strides, device,
+                                               memory, ask[1], out, &done);
         if (retry == PJDL_UNIMPLEMENTED || retry == PJDL_INVALID_ARGUMENT)
             return code == PJDL_INVALID_ARGUMENT ? retry : code;
         code = retry;
+        took = ask[1];
     }
     if (code != PJDL_OK)
         return code;
-    code = pjdl__event_wait(client->plugin, done, timeout_ms);
+    bool bounded = took == PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+    code = pjdl__event_wait(client->plugin, done, bounded ? timeout_ms : 0);
     pjdl__event_destroy(client->plugin->api, done);
     if (code != PJDL_OK)
         pjdl__pjrt_buffer_destroy(client->plugin->api, *out);

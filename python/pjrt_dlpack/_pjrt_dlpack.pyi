@@ -108,6 +108,10 @@ class Client:
         versioned: bool = False,
         read_only: bool = False,
     ) -> CapsuleType: ...
+    @staticmethod
+    def rewrap_dlpack(
+        capsule: CapsuleType, dl_device: _DLDevice, versioned: bool, read_only: bool, /
+    ) -> CapsuleType | None: ...
 
 @final
 class Device:

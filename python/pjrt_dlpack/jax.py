@@ -23,7 +23,9 @@ What cannot be done from outside JAX (no public API gives it):
 - a ``PJRT_Buffer*`` for a ``jax.Array``: the export describes the array's
   memory (``unsafe_buffer_pointer()``) and keeps the ``jax.Array`` alive
   instead of pinning the PJRT buffer, so ``x.delete()`` or donating ``x``
-  while a tensor is alive frees memory the consumer still reads;
+  while a tensor is alive frees memory the consumer still reads (except
+  where JAX exports the array itself, cpu, cuda and rocm: there JAX's own
+  tensor is handed out, which pins it);
 - a ``jax.Array`` from a ``PJRT_Buffer*``: buffers imported through
   :func:`client` are pjrt_dlpack Buffers of JAX's client, not
   ``jax.Array``s. :func:`from_dlpack` makes a ``jax.Array`` from a DLPack
@@ -98,9 +100,17 @@ _plugins = {}
 # ------------------------------------------------------------------ export
 
 
+# Types found to be jax.Array subclasses: isinstance against the ABC costs
+# more than the rest of a cached export's checks (a type, once registered,
+# stays registered).
+_array_types = set()
+
+
 def _check_array(x):
-    if not isinstance(x, jax.Array):
-        raise TypeError(f"expected a jax.Array, not {type(x).__name__}")
+    if type(x) not in _array_types:
+        if not isinstance(x, jax.Array):
+            raise TypeError(f"expected a jax.Array, not {type(x).__name__}")
+        _array_types.add(type(x))
     if x.is_deleted():
         raise BufferError("the jax.Array has been deleted")
 
@@ -140,8 +150,37 @@ def dlpack_device(x):
     :func:`pjrt_dlpack.register_platform`. Raises BufferError for a platform
     the registry does not know.
     """
+    return _export_facts(x)[1]
+
+
+# Platforms whose arrays JAX exports itself (jax.Array.__dlpack__): oneapi
+# from JAX 0.11.
+_JAX_EXPORTS = ("cpu", "cuda", "rocm") + (("oneapi",) if _JAX >= (0, 11) else ())
+
+# What an array's sharding says of its DLPack export, computed once per
+# sharding and registry state (all that _dl_device reads): {id(sharding):
+# (sharding, registry generation, device, DLDevice, whether JAX exports the
+# platform itself)}. By identity, since a sharding's hash is computed in
+# Python; the entry holds the sharding, so that its id is not reused while
+# it is there.
+_by_sharding = {}
+
+
+def _export_facts(x):
+    """(device, DLDevice, JAX exports it) of a single-device array, raising
+    as _single_device and _dl_device do."""
+    _check_array(x)
+    sharding = x.sharding
+    generation = _core._registry_generation()
+    entry = _by_sharding.get(id(sharding))
+    if entry is not None and entry[0] is sharding and entry[1] == generation:
+        return entry[2:]
     device = _single_device(x)
-    return _dl_device(x, device)
+    facts = (device, _dl_device(x, device), _platform_of(device) in _JAX_EXPORTS)
+    if len(_by_sharding) >= 256:
+        _by_sharding.clear()
+    _by_sharding[id(sharding)] = (sharding, generation) + facts
+    return facts
 
 
 def _platform_of(device):
@@ -348,16 +387,29 @@ def to_dlpack(x, *, max_version=None, read_only=False, copy=None):
     never copy. A layout DLPack cannot describe exactly (tiled, packed at
     another width than the element's) raises BufferError.
 
-    Where JAX's own export gives the same tensor (JAX 0.11+: a legacy capsule,
-    or from 0.12 a read-only versioned one, of an array on a platform JAX
-    exports), the capsule is JAX's: it pins the PJRT buffer (``x.delete()``
-    cannot free the memory under the consumer) and costs a third of ours.
+    On the platforms JAX exports itself (cpu, cuda, rocm; oneapi from JAX
+    0.11) the tensor is JAX's own, made by the function its ``__dlpack__``
+    ends in (``_jax_own_tensor``), for a legacy ask as JAX made it and
+    wrapped for a versioned one, unless a copy is asked for or JAX's tensor
+    is not the one described here. Where else JAX's own export gives the
+    same tensor (JAX 0.11+: a legacy capsule, a copy included, or from 0.12
+    a read-only versioned one), the capsule is JAX's. Either pins the PJRT
+    buffer (``x.delete()`` cannot free the memory under the consumer).
     Otherwise the capsule holds a reference to ``x`` until the consumer's
     deleter runs (on any thread), after ``block_until_ready``.
     """
-    device = _single_device(x)
-    dl = _dl_device(x, device)
+    return _export(x, _export_facts(x), max_version, read_only, copy)
+
+
+def _export(x, facts, max_version, read_only, copy):
+    """to_dlpack with x's _export_facts known."""
+    device, dl, jax_exports = facts
     versioned = max_version is not None and tuple(max_version)[0] >= 1
+    if jax_exports and not copy:
+        tensor = _jax_own_tensor(x, dl, versioned, bool(read_only) and versioned)
+        if tensor is not None:
+            return tensor
+    _check_array(x)  # deleted since the facts were found
     if _jax_gives(x, dl, versioned, read_only):
         return x.__dlpack__(max_version=max_version if versioned else None, copy=copy)
     copied = False
@@ -379,6 +431,37 @@ def to_dlpack(x, *, max_version=None, read_only=False, copy=None):
     )
 
 
+_exporter = []  # jaxlib's own export function (or None), once looked up
+
+
+def _jax_export_function():
+    """jaxlib's private buffer_to_dlpack_managed_tensor, which
+    jax.Array.__dlpack__ calls after ~1.5 us of its own Python, or None."""
+    _exporter.append(getattr(_jaxlib_module(), "buffer_to_dlpack_managed_tensor", None))
+    return _exporter[0]
+
+
+def _jax_own_tensor(x, dl, versioned, read_only):
+    """JAX's own tensor of x, as to_dlpack hands it out, or None when JAX
+    does not export it or not as this module would (another DLDevice than
+    the registry's, a sub-byte type, a layout that is not compact). JAX's
+    export waits until the array is ready and holds its PJRT buffer (an
+    external reference: x.delete() cannot free the memory under the
+    consumer) and the array. A legacy capsule is handed out as JAX made
+    it, a versioned one wraps it. Made by the function jax.Array.__dlpack__
+    ends in (private; __dlpack__ itself when a jaxlib lacks it)."""
+    export = _exporter[0] if _exporter else _jax_export_function()
+    try:
+        # Of the array's shard, as JAX does: the tensor then keeps a
+        # reference to the buffer that x.delete() does not drop (of x
+        # itself, jaxlib 0.10.2 aborts the process in x.delete()).
+        capsule = (export(x.addressable_data(0), stream=None) if export is not None
+                   else x.__dlpack__())
+    except Exception:  # this module's own export says why, or exports it
+        return None
+    return _core.Client.rewrap_dlpack(capsule, dl, versioned, read_only)
+
+
 class ExportedArray:
     """A single-device ``jax.Array`` with the array API's DLPack methods.
 
@@ -387,15 +470,26 @@ class ExportedArray:
     new tensor that keeps the array alive until its deleter runs.
     """
 
-    __slots__ = ("array", "read_only")
+    # _facts: the array's _export_facts, kept with the registry generation
+    # they were found under (an array's sharding never changes).
+    __slots__ = ("array", "read_only", "_facts", "_generation")
 
     def __init__(self, array, *, read_only=False):
-        _single_device(array)
+        self._generation = _core._registry_generation()
+        self._facts = _export_facts(array)
         self.array = array
         self.read_only = read_only
 
+    def _current_facts(self):
+        generation = _core._registry_generation()
+        if generation != self._generation:
+            self._facts, self._generation = _export_facts(self.array), generation
+        return self._facts
+
     def __dlpack_device__(self):
-        return dlpack_device(self.array)
+        facts = self._current_facts()
+        _check_array(self.array)  # deleted since
+        return facts[1]
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         if stream is not None and not isinstance(stream, int) and not _core._is_sycl_queue(stream):
@@ -409,7 +503,7 @@ class ExportedArray:
                 f"dl_device={tuple(dl_device)}: the array is on {self.__dlpack_device__()}; "
                 "move it with jax.device_put first"
             )
-        return to_dlpack(self.array, max_version=max_version, read_only=self.read_only, copy=copy)
+        return _export(self.array, self._current_facts(), max_version, self.read_only, copy)
 
     def __repr__(self):
         return f"<pjrt_dlpack.jax.ExportedArray {self.array.dtype}{list(self.array.shape)} on " \
@@ -522,17 +616,22 @@ def _jax_device_for(dl):
     return None
 
 
-def _to_buffer_impl():
-    """jaxlib's private dlpack_managed_tensor_to_buffer (in jaxlib._jax from
-    JAX 0.6.1, xla_extension before) and whether it takes dl_device_type
-    and copy."""
+def _jaxlib_module():
+    """jaxlib's extension module of private functions: jaxlib._jax from JAX
+    0.6.1, xla_extension before (or None)."""
     try:
         from jax._src.lib import _jax as module
     except ImportError:  # JAX before 0.6.1
         from jax._src.lib import xla_client
 
         module = getattr(xla_client, "_xla", None)
-    impl = getattr(module, "dlpack_managed_tensor_to_buffer", None)
+    return module
+
+
+def _to_buffer_impl():
+    """jaxlib's private dlpack_managed_tensor_to_buffer and whether it takes
+    dl_device_type and copy."""
+    impl = getattr(_jaxlib_module(), "dlpack_managed_tensor_to_buffer", None)
     if impl is None:
         raise _needs("0.4.35", "pjrt_dlpack.jax.from_dlpack (jaxlib's dlpack_managed_tensor_to_buffer)")
     signature = getattr(impl, "__doc__", None) or ""

@@ -141,8 +141,11 @@ static void export_on_stream(void **state) {
 static void wait_timeout(void **state) {
     lib_fixture *f = *state;
     float data[16] = {1, 2, 3, 4};
-    pjdl_buffer *b = upload(f->client, data, 16);
+    /* Set first: with a timeout the upload hands the data over during the
+     * call and returns with the transfer still queued (without one it
+     * waits until the plugin has read the data, which is the transfer). */
     pjdl_client_set_wait_timeout(f->client, 10);
+    pjdl_buffer *b = upload(f->client, data, 16);
     DLManagedTensorVersioned *t = NULL;
     LIB_FAILS(PJDL_DEADLINE_EXCEEDED, pjdl_buffer_export(b, NULL, &t));
     LIB_FAILS(PJDL_DEADLINE_EXCEEDED, pjdl_buffer_await(b));
