@@ -22,7 +22,7 @@ build=$(realpath -m "${1:-$root/build-asan-py}")
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang \
     -DPJDL_SANITIZE=address,undefined -DPJDL_UNITY=OFF -DBUILD_TESTING=OFF \
     -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link >/dev/null
-cmake --build "$build" -j "$(nproc)" --target pjrt_dlpack_py pjrt_ref >/dev/null
+cmake --build "$build" -j "$(nproc)" --target pjrt_dlpack_py_every pjrt_ref >/dev/null
 runtime=$(clang -print-file-name=libclang_rt.asan-x86_64.so)
 [[ -f $runtime ]] || { echo "asan.sh: clang's ASan runtime not found ($runtime)" >&2; exit 1; }
 xla=$(bash "$root/scripts/plugins.sh" path xla-cpu)
