@@ -240,6 +240,22 @@ pjdl_code pjdl__host_to_device(pjdl_client *client, const void *data, PJRT_Buffe
     return PJDL_OK;
 }
 
+pjdl_code pjdl__host_transfer_settle(const pjdl_plugin *p, PJRT_Buffer *buffer, PJRT_Event *done) {
+    pjdl_code code = pjdl__event_wait(p, done, 0);
+    pjdl__event_destroy(p->api, done);
+    if (code != PJDL_OK || !PJDL_HAS(p, PJRT_Buffer_ReadyEvent))
+        return code;
+    PJRT_Buffer_ReadyEvent_Args a = {.struct_size = PJRT_Buffer_ReadyEvent_Args_STRUCT_SIZE,
+                                     .buffer = buffer};
+    if (pjdl__take_error(p->api, p->api->PJRT_Buffer_ReadyEvent(&a)) == PJDL_OK &&
+        a.event != NULL) {
+        (void)pjdl__event_wait(p, a.event, 0); /* a failed transfer: the buffer says so */
+        pjdl__event_destroy(p->api, a.event);
+    }
+    pjdl__clear_error();
+    return PJDL_OK;
+}
+
 /* Copies host data into a new PJRT buffer; data is not needed afterwards.
  * Without a wait timeout the plugin reads the caller's memory in its own
  * time (kImmutableUntilTransferCompletes) and the call waits for
@@ -250,7 +266,8 @@ pjdl_code pjdl__host_to_device(pjdl_client *client, const void *data, PJRT_Buffe
  * only kImmutableOnlyDuringCall allows (the C API promises the data is not
  * read after the call): that is asked first then. A semantics the plugin
  * refuses (UNIMPLEMENTED, INVALID_ARGUMENT) is followed by the other; the
- * wait after kImmutableUntilTransferCompletes ignores the timeout. */
+ * wait after kImmutableUntilTransferCompletes ignores the timeout, and lasts
+ * until the buffer is ready (pjdl__host_transfer_settle). */
 static pjdl_code copy_in(pjdl_client *client, const void *data, PJRT_Buffer_Type type,
                          const int64_t *dims, size_t ndim, const int64_t *byte_strides,
                          pjdl_device *device, pjdl_memory *memory, PJRT_Buffer **out) {
@@ -275,9 +292,12 @@ static pjdl_code copy_in(pjdl_client *client, const void *data, PJRT_Buffer_Type
     }
     if (code != PJDL_OK)
         return code;
-    bool bounded = took == PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
-    code = pjdl__event_wait(client->plugin, done, bounded ? timeout_ms : 0);
-    pjdl__event_destroy(client->plugin->api, done);
+    if (took == PJRT_HostBufferSemantics_kImmutableOnlyDuringCall) {
+        code = pjdl__event_wait(client->plugin, done, timeout_ms);
+        pjdl__event_destroy(client->plugin->api, done);
+    } else {
+        code = pjdl__host_transfer_settle(client->plugin, *out, done);
+    }
     if (code != PJDL_OK)
         pjdl__pjrt_buffer_destroy(client->plugin->api, *out);
     return code;

@@ -67,8 +67,8 @@ static pjdl_code copy_direct(import_job *job, PJRT_Buffer **out) {
     pjdl_code code = copy_from(
         job, src, strides, PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes, out, &done);
     if (code == PJDL_OK && done != NULL) {
-        pjdl__event_wait(p, done, 0); /* failed or not, the plugin no longer reads it */
-        pjdl__event_destroy(p->api, done);
+        /* failed or not, the plugin no longer reads it */
+        (void)pjdl__host_transfer_settle(p, *out, done);
         pjdl__import_owner_release(job->owner);
         return PJDL_OK;
     }
@@ -120,12 +120,14 @@ static pjdl_code copy_staged(import_job *job, PJRT_Buffer **out) {
     PJRT_Event *done = NULL;
     pjdl_code code = copy_from(job, staging, NULL,
                                PJRT_HostBufferSemantics_kImmutableOnlyDuringCall, out, &done);
-    if (plugin_refused(code))
+    if (plugin_refused(code)) {
         code = copy_from(job, staging, NULL,
                          PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes, out, &done);
-    if (code == PJDL_OK) {
-        pjdl_code waited = pjdl__event_wait(p, done, 0);
-        (void)waited; /* the staging copy may go either way */
+        if (code == PJDL_OK)
+            (void)pjdl__host_transfer_settle(p, *out, done); /* the copy may go either way */
+        done = NULL;
+    } else if (code == PJDL_OK) {
+        (void)pjdl__event_wait(p, done, 0); /* the staging copy may go either way */
     }
     pjdl__event_destroy(p->api, done);
     free(staging);

@@ -392,6 +392,16 @@ pjdl_code pjdl__host_to_device(pjdl_client *client, const void *data, PJRT_Buffe
                                PJRT_HostBufferSemantics semantics, PJRT_Buffer **out,
                                PJRT_Event **done);
 
+/* The end of a kImmutableUntilTransferCompletes transfer into `buffer`:
+ * waits for `done` (destroyed here; NULL: nothing to wait for), returning
+ * its outcome, then for the buffer's ready event, whose outcome the
+ * buffer's readiness reports later. A plugin may still be working on the
+ * buffer after it is done with the host memory: Intel's plugin schedules
+ * the device copy from a worker of XLA's unbounded work queue then, and a
+ * client destroyed meanwhile deadlocks in that queue's destructor
+ * (docs/plugins.md). */
+pjdl_code pjdl__host_transfer_settle(const pjdl_plugin *p, PJRT_Buffer *buffer, PJRT_Event *done);
+
 /* Destroys a PJRT buffer, dropping errors. */
 void pjdl__pjrt_buffer_destroy(const PJRT_Api *api, PJRT_Buffer *buffer);
 

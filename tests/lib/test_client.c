@@ -276,12 +276,40 @@ static void platform_generation(void **state) {
     assert_int_not_equal(pjdl_platform_generation(), g1);
 }
 
+/* Clients destroyed right after an upload and a copy import of host
+ * memory, each released first: Intel's plugin went on scheduling a
+ * transfer's device copy from a worker of XLA's work queue after it was
+ * done with the host memory, and a client destroyed meanwhile deadlocked in
+ * the queue's destructor (pjdl__host_transfer_settle). A hang is ctest's
+ * timeout. */
+static void destroyed_after_upload(void **state) {
+    (void)state;
+    pjdl_plugin *plugin = lib_load_selected();
+    static float data[128 * 128];
+    const int64_t dims[] = {128, 128};
+    for (int round = 0; round < 25; round++) {
+        pjdl_client *client = lib_cpu_client(plugin, 0);
+        pjdl_buffer *b = NULL;
+        LIB_OK(pjdl_buffer_from_host(client, data, PJRT_Buffer_Type_F32, dims, 2, NULL, NULL, &b));
+        pjdl_buffer_release(b);
+        lib_tensor t;
+        lib_tensor_init(&t, data, lib_dtype(kDLFloat, 32), 2, dims, NULL);
+        pjdl_import_options o = PJDL_IMPORT_OPTIONS_INIT;
+        o.copy = PJDL_COPY_ALWAYS;
+        LIB_OK(pjdl_import(&client, 1, &t.v, &o, &b));
+        pjdl_buffer_release(b);
+        pjdl_client_release(client);
+    }
+    pjdl_plugin_release(plugin);
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cpu_client),
         cmocka_unit_test(bad_options),
         cmocka_unit_test(plugin_error_named_once),
         cmocka_unit_test(wrap_foreign),
+        cmocka_unit_test(destroyed_after_upload),
     };
     /* The registry tests touch no plugin: once, with the reference plugin. */
     const struct CMUnitTest ref_only[] = {cmocka_unit_test(reregister_platform),
