@@ -375,9 +375,10 @@ typedef struct pjdl_buffer pjdl_buffer;
  * accepts them. `data` is no longer needed when the call returns; the
  * buffer may not be ready yet. Without a wait timeout on the client the
  * plugin reads `data` itself and the call waits for its done_with_host_buffer
- * event (kImmutableUntilTransferCompletes: one copy) and then until the
- * buffer is ready (a plugin's work on it must not be in flight when its
- * client may be destroyed: docs/plugins.md); with one, the plugin is
+ * event (kImmutableUntilTransferCompletes: one copy; pjdl_buffer_release
+ * then waits for the buffer to be ready if nothing did before, so that no
+ * work of the plugin's on it is in flight when its client may go:
+ * docs/plugins.md); with one, the plugin is
  * asked to take the data during the call (kImmutableOnlyDuringCall, which
  * may cost it a staging copy) so that the timeout can bound the wait, unless
  * it only offers asynchronous host reads (whose wait ignores the timeout).

@@ -240,6 +240,7 @@ buffer_init(pjdl_buffer *b, pjdl_client *client, PJRT_Buffer *pjrt, PJRT_Buffer_
     atomic_init(&b->ready, false);
     atomic_init(&b->pin_busy, false);
     atomic_init(&b->pinned, false);
+    b->settle = false;
     b->type = type;
     b->elem_size = 0;
     b->size_bytes = 0;
@@ -402,7 +403,9 @@ PJDL_HOT void pjdl__buffer_destroy(pjdl_buffer *buffer) {
     /* An imported view's plugin has PJRT_Buffer_Destroy (plugin->views). */
     if (buffer->view_owner != NULL)
         destroy_present(pjdl__client_api(buffer->client), buffer->buffer);
-    else
+    else if (buffer->settle && !atomic_load_explicit(&buffer->ready, memory_order_acquire))
+        pjdl__host_transfer_settle(buffer->client->plugin, buffer->buffer);
+    if (buffer->view_owner == NULL)
         pjdl__pjrt_buffer_destroy(pjdl__client_api(buffer->client), buffer->buffer);
     pjdl__client_unref(buffer->client);
     /* An imported view's allocation also holds the owner of the producer's

@@ -240,20 +240,20 @@ pjdl_code pjdl__host_to_device(pjdl_client *client, const void *data, PJRT_Buffe
     return PJDL_OK;
 }
 
-pjdl_code pjdl__host_transfer_settle(const pjdl_plugin *p, PJRT_Buffer *buffer, PJRT_Event *done) {
-    pjdl_code code = pjdl__event_wait(p, done, 0);
-    pjdl__event_destroy(p->api, done);
-    if (code != PJDL_OK || !PJDL_HAS(p, PJRT_Buffer_ReadyEvent))
-        return code;
+void pjdl__host_transfer_settle(const pjdl_plugin *p, PJRT_Buffer *buffer) {
+    if (buffer == NULL || !PJDL_HAS(p, PJRT_Buffer_ReadyEvent) || !PJDL_HAS(p, PJRT_Event_Await))
+        return;
+    const PJRT_Api *api = p->api;
     PJRT_Buffer_ReadyEvent_Args a = {.struct_size = PJRT_Buffer_ReadyEvent_Args_STRUCT_SIZE,
                                      .buffer = buffer};
-    if (pjdl__take_error(p->api, p->api->PJRT_Buffer_ReadyEvent(&a)) == PJDL_OK &&
-        a.event != NULL) {
-        (void)pjdl__event_wait(p, a.event, 0); /* a failed transfer: the buffer says so */
-        pjdl__event_destroy(p->api, a.event);
+    PJRT_Error *error = api->PJRT_Buffer_ReadyEvent(&a);
+    if (error != NULL || a.event == NULL) {
+        pjdl__drop_error(api, error);
+        return;
     }
-    pjdl__clear_error();
-    return PJDL_OK;
+    PJRT_Event_Await_Args w = {.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE, .event = a.event};
+    pjdl__drop_error(api, api->PJRT_Event_Await(&w));
+    pjdl__event_destroy(api, a.event);
 }
 
 /* Copies host data into a new PJRT buffer; data is not needed afterwards.
@@ -266,11 +266,12 @@ pjdl_code pjdl__host_transfer_settle(const pjdl_plugin *p, PJRT_Buffer *buffer, 
  * only kImmutableOnlyDuringCall allows (the C API promises the data is not
  * read after the call): that is asked first then. A semantics the plugin
  * refuses (UNIMPLEMENTED, INVALID_ARGUMENT) is followed by the other; the
- * wait after kImmutableUntilTransferCompletes ignores the timeout, and lasts
- * until the buffer is ready (pjdl__host_transfer_settle). */
+ * wait after kImmutableUntilTransferCompletes ignores the timeout, and
+ * *settle says the buffer was made so (pjdl__host_transfer_settle). */
 static pjdl_code copy_in(pjdl_client *client, const void *data, PJRT_Buffer_Type type,
                          const int64_t *dims, size_t ndim, const int64_t *byte_strides,
-                         pjdl_device *device, pjdl_memory *memory, PJRT_Buffer **out) {
+                         pjdl_device *device, pjdl_memory *memory, PJRT_Buffer **out,
+                         bool *settle) {
     static const PJRT_HostBufferSemantics order[2][2] = {
         {PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes,
          PJRT_HostBufferSemantics_kImmutableOnlyDuringCall},
@@ -292,14 +293,14 @@ static pjdl_code copy_in(pjdl_client *client, const void *data, PJRT_Buffer_Type
     }
     if (code != PJDL_OK)
         return code;
-    if (took == PJRT_HostBufferSemantics_kImmutableOnlyDuringCall) {
-        code = pjdl__event_wait(client->plugin, done, timeout_ms);
-        pjdl__event_destroy(client->plugin->api, done);
-    } else {
-        code = pjdl__host_transfer_settle(client->plugin, *out, done);
-    }
-    if (code != PJDL_OK)
+    *settle = took == PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes;
+    code = pjdl__event_wait(client->plugin, done, *settle ? 0 : timeout_ms);
+    pjdl__event_destroy(client->plugin->api, done);
+    if (code != PJDL_OK) {
+        if (*settle)
+            pjdl__host_transfer_settle(client->plugin, *out);
         pjdl__pjrt_buffer_destroy(client->plugin->api, *out);
+    }
     return code;
 }
 
@@ -369,10 +370,16 @@ pjdl_code pjdl_buffer_from_host(pjdl_client *client, const void *data, PJRT_Buff
     if (memory == NULL && device == NULL)
         return pjdl__fail(PJDL_FAILED_PRECONDITION, "the client has no addressable device");
     PJRT_Buffer *pjrt = NULL;
+    bool settle = false;
     PJDL_TRY(copy_in(client, data, type, dims, ndim, byte_strides, memory ? NULL : device,
-                     memory ? memory : device->default_memory, &pjrt));
+                     memory ? memory : device->default_memory, &pjrt, &settle));
     pjdl_code code = pjdl__buffer_adopt(client, pjrt, out);
-    if (code != PJDL_OK)
-        pjdl__pjrt_buffer_destroy(client->plugin->api, pjrt);
+    if (code == PJDL_OK) {
+        (*out)->settle = settle;
+        return PJDL_OK;
+    }
+    if (settle)
+        pjdl__host_transfer_settle(client->plugin, pjrt);
+    pjdl__pjrt_buffer_destroy(client->plugin->api, pjrt);
     return code;
 }

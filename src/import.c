@@ -121,6 +121,7 @@ static pjdl_code import_as_view(import_job *job, DLManagedTensorVersioned *v, DL
 static pjdl_code import_as_copy(import_job *job, DLManagedTensorVersioned *v, DLManagedTensor *l,
                                 pjdl_buffer **out) {
     PJDL_TRY(pjdl__import_owner_new(v, l, &job->owner));
+    job->settle = false;
     PJRT_Buffer *pjrt = NULL;
     pjdl_code code = pjdl__import_copy(job, &pjrt);
     if (code != PJDL_OK) {
@@ -130,11 +131,14 @@ static pjdl_code import_as_copy(import_job *job, DLManagedTensorVersioned *v, DL
     }
     code = pjdl__buffer_adopt(job->client, pjrt, out);
     if (code == PJDL_OK) {
+        (*out)->settle = job->settle;
         pjdl__import_owner_finish(job->owner, true);
         return PJDL_OK;
     }
     /* The caller keeps the tensor: once PJRT has let go of it, and without
      * its deleter being called. */
+    if (job->settle)
+        pjdl__host_transfer_settle(job->client->plugin, pjrt);
     pjdl__pjrt_buffer_destroy(job->client->plugin->api, pjrt);
     pjdl__import_owner_abandon(job->owner);
     return code;

@@ -45,6 +45,9 @@ typedef struct import_job {
     pjdl_memory *memory;
     DLDevice target_dl; /* the DLDevice of (device, memory) */
     import_owner *owner;
+    /* pjdl__import_copy made the buffer by a kImmutableUntilTransferCompletes
+     * transfer (pjdl_buffer's settle). */
+    bool settle;
     /* The view pjdl__import_fast asked `view_refused_by` for, and the
      * plugin's refusal (PJDL_OK: none tried): the first import_pjrt of that
      * client takes it as its view's outcome instead of asking again. */

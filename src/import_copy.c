@@ -67,8 +67,9 @@ static pjdl_code copy_direct(import_job *job, PJRT_Buffer **out) {
     pjdl_code code = copy_from(
         job, src, strides, PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes, out, &done);
     if (code == PJDL_OK && done != NULL) {
-        /* failed or not, the plugin no longer reads it */
-        (void)pjdl__host_transfer_settle(p, *out, done);
+        pjdl__event_wait(p, done, 0); /* failed or not, the plugin no longer reads it */
+        pjdl__event_destroy(p->api, done);
+        job->settle = true;
         pjdl__import_owner_release(job->owner);
         return PJDL_OK;
     }
@@ -123,11 +124,11 @@ static pjdl_code copy_staged(import_job *job, PJRT_Buffer **out) {
     if (plugin_refused(code)) {
         code = copy_from(job, staging, NULL,
                          PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes, out, &done);
-        if (code == PJDL_OK)
-            (void)pjdl__host_transfer_settle(p, *out, done); /* the copy may go either way */
-        done = NULL;
-    } else if (code == PJDL_OK) {
-        (void)pjdl__event_wait(p, done, 0); /* the staging copy may go either way */
+        job->settle = code == PJDL_OK;
+    }
+    if (code == PJDL_OK) {
+        pjdl_code waited = pjdl__event_wait(p, done, 0);
+        (void)waited; /* the staging copy may go either way */
     }
     pjdl__event_destroy(p->api, done);
     free(staging);

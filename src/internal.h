@@ -285,6 +285,10 @@ struct pjdl_buffer {
      * layout nor a host copy made through it can be trusted, so the buffer
      * is neither exported nor copied to the host (layout_error says why). */
     bool layout_untrusted;
+    /* Made by a kImmutableUntilTransferCompletes transfer: unless known
+     * ready, its readiness is awaited before PJRT_Buffer_Destroy
+     * (pjdl__host_transfer_settle). */
+    bool settle;
     char *layout_error;
     size_t ndim;
     int64_t *dims;    /* ndim entries; points into the allocation */
@@ -392,15 +396,14 @@ pjdl_code pjdl__host_to_device(pjdl_client *client, const void *data, PJRT_Buffe
                                PJRT_HostBufferSemantics semantics, PJRT_Buffer **out,
                                PJRT_Event **done);
 
-/* The end of a kImmutableUntilTransferCompletes transfer into `buffer`:
- * waits for `done` (destroyed here; NULL: nothing to wait for), returning
- * its outcome, then for the buffer's ready event, whose outcome the
- * buffer's readiness reports later. A plugin may still be working on the
- * buffer after it is done with the host memory: Intel's plugin schedules
- * the device copy from a worker of XLA's unbounded work queue then, and a
- * client destroyed meanwhile deadlocks in that queue's destructor
- * (docs/plugins.md). */
-pjdl_code pjdl__host_transfer_settle(const pjdl_plugin *p, PJRT_Buffer *buffer, PJRT_Event *done);
+/* Waits, errors dropped, until `buffer` is ready: a buffer made by a
+ * kImmutableUntilTransferCompletes transfer, before it is destroyed. A
+ * plugin may still be working on such a buffer after it is done with the
+ * host memory (Intel's plugin schedules the device copy from a worker of
+ * XLA's unbounded work queue then), and a client destroyed meanwhile
+ * deadlocks in that queue's destructor (docs/plugins.md): every buffer goes
+ * before its client, so none is then in flight. */
+void pjdl__host_transfer_settle(const pjdl_plugin *p, PJRT_Buffer *buffer);
 
 /* Destroys a PJRT buffer, dropping errors. */
 void pjdl__pjrt_buffer_destroy(const PJRT_Api *api, PJRT_Buffer *buffer);

@@ -277,11 +277,11 @@ static void platform_generation(void **state) {
 }
 
 /* Clients destroyed right after an upload and a copy import of host
- * memory, each released first: Intel's plugin went on scheduling a
- * transfer's device copy from a worker of XLA's work queue after it was
- * done with the host memory, and a client destroyed meanwhile deadlocked in
- * the queue's destructor (pjdl__host_transfer_settle). A hang is ctest's
- * timeout. */
+ * memory, each released first: Intel's plugin goes on scheduling a
+ * transfer's device copy from a worker of XLA's work queue after it is done
+ * with the host memory, and a client destroyed meanwhile deadlocked in the
+ * queue's destructor (the release now awaits such a buffer:
+ * pjdl__host_transfer_settle). A hang is ctest's timeout. */
 static void destroyed_after_upload(void **state) {
     (void)state;
     pjdl_plugin *plugin = lib_load_selected();
