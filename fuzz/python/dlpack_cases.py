@@ -400,11 +400,28 @@ class Tensor:
         copy None or True: real memory, a mapped dtype of one lane, host
         device 0, version 1, no flag but READ_ONLY and IS_COPIED, no more
         than 64 dimensions; packed sub-byte elements reached with no
-        negative offset."""
+        negative offset; an empty one whose extents before the first 0
+        fit (empty_extents_fit)."""
         return (self.memory is not None and self.dtype[:2] in ALL_DTYPES and
+                self.empty_extents_fit() and
                 self.dtype[2] == 1 and self.device == (KDL_CPU, 0) and (not self.versioned or (
                     self.major == 1 and self.flags & ~(READ_ONLY | IS_COPIED) == 0)) and
                 (self.dtype[:2] not in SUB_BYTE or self.lowest == 0))
+
+    def empty_extents_fit(self):
+        """False for an empty tensor whose dimensions before the first 0,
+        times the element size, overflow int64: the library refuses it, as
+        XLA's plugins abort the process on such a shape (issue 38)."""
+        if self.count != 0:
+            return True
+        product = element_bytes(self.dtype[1], 1)
+        for d in self.dims[:self.ndim]:
+            if product == 0:
+                break
+            product *= d
+            if d < 0 or product not in INT64:
+                return False
+        return True
 
     def idle_stride_overflows(self):
         """Whether a stride no element uses (of a dimension of size 1)

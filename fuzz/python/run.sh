@@ -33,7 +33,15 @@ if [[ ! -f "$plugin" || ! -d "$build/python/pjrt_dlpack" ]]; then
     exit 2
 fi
 preload=()
-module=$(ls "$build"/python/pjrt_dlpack/_pjrt_dlpack*.so)
+# The module of the fuzz environment's interpreter (a build has one for
+# each interpreter it found: python/CMakeLists.txt).
+suffix=$("$python" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+module="$build/python/pjrt_dlpack/_pjrt_dlpack$suffix"
+if [[ ! -f "$module" ]]; then
+    echo "fuzz/python/run.sh: $build has no module for the fuzz environment's interpreter" \
+        "($module)" >&2
+    exit 2
+fi
 symbols=$(nm -D "$module")
 what=""
 if [[ $symbols == *" U __sanitizer_cov_"* ]]; then
