@@ -570,6 +570,48 @@ static PyObject *client_rewrap_dlpack(PyObject *unused, PyObject *const *args, P
     return external_capsule(t, capsule, 1, read_only, 0);
 }
 
+/* Client.dlpack_strides(capsule) (a static method): (address of the first
+ * element, element strides) of an unconsumed legacy DLPack capsule's
+ * tensor, or None when the strides are compact row-major, or the tensor has
+ * no elements, or the capsule is no such capsule (its consumer then says
+ * what is wrong). pjrt_dlpack.jax checks JAX's import of a tensor against
+ * them: JAX 0.6.1 to 0.7.1 lay a strided tensor out row-major over its
+ * memory, wrong values without a word. */
+static PyObject *client_dlpack_strides(PyObject *unused, PyObject *capsule) {
+    (void)unused;
+    if (!PyCapsule_IsValid(capsule, external_legacy_name))
+        Py_RETURN_NONE;
+    const DLTensor *t =
+        &((DLManagedTensor *)PyCapsule_GetPointer(capsule, external_legacy_name))->dl_tensor;
+    if (t->strides == NULL || t->ndim <= 0 || t->ndim > EXTERNAL_MAX_NDIM || t->shape == NULL)
+        Py_RETURN_NONE;
+    int64_t expect = 1;
+    int row_major = 1;
+    for (int32_t i = t->ndim - 1; i >= 0; i--) {
+        if (t->shape[i] == 0)
+            Py_RETURN_NONE;
+        if (t->shape[i] != 1 && t->strides[i] != expect)
+            row_major = 0;
+        if (__builtin_mul_overflow(expect, t->shape[i], &expect))
+            row_major = 0;
+    }
+    if (row_major)
+        Py_RETURN_NONE;
+    PyObject *strides = PyTuple_New(t->ndim);
+    for (int32_t i = 0; strides != NULL && i < t->ndim; i++) {
+        PyObject *v = PyLong_FromLongLong(t->strides[i]);
+        if (v == NULL)
+            Py_CLEAR(strides);
+        else
+            PyTuple_SET_ITEM(strides, i, v);
+    }
+    if (strides == NULL)
+        return NULL;
+    uintptr_t first =
+        (uintptr_t)t->data + (uintptr_t)t->byte_offset; /* an address, not a pointer */
+    return Py_BuildValue("(KN)", (unsigned long long)first, strides);
+}
+
 static PyMethodDef client_methods[] = {
     {"buffer", (PyCFunction)(void (*)(void))client_buffer, METH_VARARGS | METH_KEYWORDS,
      "buffer(obj, device=None) -> Buffer\n\nCopies an object with the buffer protocol (a "
@@ -603,6 +645,10 @@ static PyMethodDef client_methods[] = {
      "`data` that `owner` keeps alive until the consumer's deleter runs (from any thread). "
      "`dtype` is NumPy's name, `strides` in elements or None. Unchecked: for producers that "
      "know their memory."},
+    {"dlpack_strides", client_dlpack_strides, METH_O | METH_STATIC,
+     "dlpack_strides(capsule) -> (address, strides) | None\n\nThe first element's address "
+     "and the element strides of an unconsumed legacy DLPack capsule's tensor; None when the "
+     "strides are compact row-major, the tensor is empty, or the capsule is not one."},
     {"rewrap_dlpack", (PyCFunction)(void (*)(void))client_rewrap_dlpack,
      METH_FASTCALL | METH_STATIC,
      "rewrap_dlpack(capsule, dl_device, versioned, read_only) -> capsule or "

@@ -670,11 +670,30 @@ def from_dlpack(x, device=None):
     capsule = x.__dlpack__() if queue is None else x.__dlpack__(stream=queue)
     if queue is not None:
         queue.wait()
+    strided = _core.Client.dlpack_strides(capsule)
     if takes_type:
-        return impl(capsule, device, None, False, int(dl[0]))
-    if takes_copy:  # JAX 0.8.1 to 0.10.1
-        return impl(capsule, device, None, False)
-    return impl(capsule, device, None)
+        y = impl(capsule, device, None, False, int(dl[0]))
+    elif takes_copy:  # JAX 0.8.1 to 0.10.1
+        y = impl(capsule, device, None, False)
+    else:
+        y = impl(capsule, device, None)
+    if strided is not None and y.unsafe_buffer_pointer() == strided[0]:
+        _check_import_layout(y, strided[1])
+    return y
+
+
+def _check_import_layout(y, strides):
+    """BufferError when the array JAX made over a strided tensor's memory
+    does not lay its elements out as the tensor's strides do: JAX 0.6.1 to
+    0.7.1 make a row-major array over any tensor, whose values are then
+    wrong."""
+    got = _strides(y)
+    if any(n > 1 and g != s for n, g, s in zip(y.shape, got, strides)):
+        raise BufferError(
+            f"JAX {jax.__version__} laid the imported tensor out with element strides "
+            f"{tuple(got)} where the tensor has {tuple(strides)}: its values would be wrong, so "
+            "it is not imported (JAX 0.6.1 to 0.7.1 ignore a DLPack tensor's strides); pass a "
+            "row-major tensor")
 
 
 _KDL_CPU = 1
