@@ -651,7 +651,9 @@ def from_dlpack(x, device=None):
     plugin can view the memory (``PJRT_Client_CreateViewOfDeviceBuffer``) --
     memory of JAX's own client, such as a buffer of :func:`client`. Older
     JAX imports kDLCPU tensors only (NotImplementedError naming 0.10.2 for
-    others). Private: it may change with any jaxlib release.
+    others). A strided tensor that JAX lays out otherwise over its memory
+    (JAX 0.6.1 to 0.7.1 make every one row-major: wrong values) raises
+    BufferError. Private: it may change with any jaxlib release.
     """
     impl, takes_type, takes_copy = _to_buffer_impl()
     dl = tuple(x.__dlpack_device__())
