@@ -403,10 +403,10 @@ PJDL_HOT void pjdl__buffer_destroy(pjdl_buffer *buffer) {
     /* An imported view's plugin has PJRT_Buffer_Destroy (plugin->views). */
     if (buffer->view_owner != NULL)
         destroy_present(pjdl__client_api(buffer->client), buffer->buffer);
-    else if (buffer->settle && !atomic_load_explicit(&buffer->ready, memory_order_acquire))
-        pjdl__host_transfer_settle(buffer->client->plugin, buffer->buffer);
-    if (buffer->view_owner == NULL)
-        pjdl__pjrt_buffer_destroy(pjdl__client_api(buffer->client), buffer->buffer);
+    else
+        pjdl__host_transfer_destroy(
+            buffer->client->plugin, buffer->buffer,
+            buffer->settle && !atomic_load_explicit(&buffer->ready, memory_order_acquire));
     pjdl__client_unref(buffer->client);
     /* An imported view's allocation also holds the owner of the producer's
      * tensor, which may still wait for PJRT to release the memory. */

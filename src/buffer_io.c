@@ -240,7 +240,8 @@ pjdl_code pjdl__host_to_device(pjdl_client *client, const void *data, PJRT_Buffe
     return PJDL_OK;
 }
 
-void pjdl__host_transfer_settle(const pjdl_plugin *p, PJRT_Buffer *buffer) {
+/* Waits, errors dropped, until `buffer` is ready. */
+static void await_ready(const pjdl_plugin *p, PJRT_Buffer *buffer) {
     if (buffer == NULL || !PJDL_HAS(p, PJRT_Buffer_ReadyEvent) || !PJDL_HAS(p, PJRT_Event_Await))
         return;
     const PJRT_Api *api = p->api;
@@ -256,6 +257,12 @@ void pjdl__host_transfer_settle(const pjdl_plugin *p, PJRT_Buffer *buffer) {
     pjdl__event_destroy(api, a.event);
 }
 
+void pjdl__host_transfer_destroy(const pjdl_plugin *p, PJRT_Buffer *buffer, bool settle) {
+    if (settle)
+        await_ready(p, buffer);
+    pjdl__pjrt_buffer_destroy(p->api, buffer);
+}
+
 /* Copies host data into a new PJRT buffer; data is not needed afterwards.
  * Without a wait timeout the plugin reads the caller's memory in its own
  * time (kImmutableUntilTransferCompletes) and the call waits for
@@ -267,7 +274,7 @@ void pjdl__host_transfer_settle(const pjdl_plugin *p, PJRT_Buffer *buffer) {
  * read after the call): that is asked first then. A semantics the plugin
  * refuses (UNIMPLEMENTED, INVALID_ARGUMENT) is followed by the other; the
  * wait after kImmutableUntilTransferCompletes ignores the timeout, and
- * *settle says the buffer was made so (pjdl__host_transfer_settle). */
+ * *settle says the buffer was made so (pjdl__host_transfer_destroy). */
 static pjdl_code copy_in(pjdl_client *client, const void *data, PJRT_Buffer_Type type,
                          const int64_t *dims, size_t ndim, const int64_t *byte_strides,
                          pjdl_device *device, pjdl_memory *memory, PJRT_Buffer **out,
@@ -296,11 +303,8 @@ static pjdl_code copy_in(pjdl_client *client, const void *data, PJRT_Buffer_Type
     *settle = took == PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes;
     code = pjdl__event_wait(client->plugin, done, *settle ? 0 : timeout_ms);
     pjdl__event_destroy(client->plugin->api, done);
-    if (code != PJDL_OK) {
-        if (*settle)
-            pjdl__host_transfer_settle(client->plugin, *out);
-        pjdl__pjrt_buffer_destroy(client->plugin->api, *out);
-    }
+    if (code != PJDL_OK)
+        pjdl__host_transfer_destroy(client->plugin, *out, *settle);
     return code;
 }
 
@@ -378,8 +382,6 @@ pjdl_code pjdl_buffer_from_host(pjdl_client *client, const void *data, PJRT_Buff
         (*out)->settle = settle;
         return PJDL_OK;
     }
-    if (settle)
-        pjdl__host_transfer_settle(client->plugin, pjrt);
-    pjdl__pjrt_buffer_destroy(client->plugin->api, pjrt);
+    pjdl__host_transfer_destroy(client->plugin, pjrt, settle);
     return code;
 }

@@ -137,9 +137,7 @@ static pjdl_code import_as_copy(import_job *job, DLManagedTensorVersioned *v, DL
     }
     /* The caller keeps the tensor: once PJRT has let go of it, and without
      * its deleter being called. */
-    if (job->settle)
-        pjdl__host_transfer_settle(job->client->plugin, pjrt);
-    pjdl__pjrt_buffer_destroy(job->client->plugin->api, pjrt);
+    pjdl__host_transfer_destroy(job->client->plugin, pjrt, job->settle);
     pjdl__import_owner_abandon(job->owner);
     return code;
 }

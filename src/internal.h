@@ -287,7 +287,7 @@ struct pjdl_buffer {
     bool layout_untrusted;
     /* Made by a kImmutableUntilTransferCompletes transfer: unless known
      * ready, its readiness is awaited before PJRT_Buffer_Destroy
-     * (pjdl__host_transfer_settle). */
+     * (pjdl__host_transfer_destroy). */
     bool settle;
     char *layout_error;
     size_t ndim;
@@ -396,14 +396,15 @@ pjdl_code pjdl__host_to_device(pjdl_client *client, const void *data, PJRT_Buffe
                                PJRT_HostBufferSemantics semantics, PJRT_Buffer **out,
                                PJRT_Event **done);
 
-/* Waits, errors dropped, until `buffer` is ready: a buffer made by a
- * kImmutableUntilTransferCompletes transfer, before it is destroyed. A
- * plugin may still be working on such a buffer after it is done with the
- * host memory (Intel's plugin schedules the device copy from a worker of
- * XLA's unbounded work queue then), and a client destroyed meanwhile
- * deadlocks in that queue's destructor (docs/plugins.md): every buffer goes
- * before its client, so none is then in flight. */
-void pjdl__host_transfer_settle(const pjdl_plugin *p, PJRT_Buffer *buffer);
+/* Destroys a PJRT buffer, errors dropped; with `settle`, first waits
+ * (errors dropped) until it is ready: a buffer made by a
+ * kImmutableUntilTransferCompletes transfer and not known ready. A plugin
+ * may still be working on such a buffer after it is done with the host
+ * memory (Intel's plugin schedules the device copy from a worker of XLA's
+ * unbounded work queue then), and a client destroyed meanwhile deadlocks
+ * in that queue's destructor (docs/plugins.md): every buffer goes before
+ * its client, so none is then in flight. */
+void pjdl__host_transfer_destroy(const pjdl_plugin *p, PJRT_Buffer *buffer, bool settle);
 
 /* Destroys a PJRT buffer, dropping errors. */
 void pjdl__pjrt_buffer_destroy(const PJRT_Api *api, PJRT_Buffer *buffer);

@@ -281,7 +281,7 @@ static void platform_generation(void **state) {
  * transfer's device copy from a worker of XLA's work queue after it is done
  * with the host memory, and a client destroyed meanwhile deadlocked in the
  * queue's destructor (the release now awaits such a buffer:
- * pjdl__host_transfer_settle). A hang is ctest's timeout. */
+ * pjdl__host_transfer_destroy). A hang is ctest's timeout. */
 static void destroyed_after_upload(void **state) {
     (void)state;
     pjdl_plugin *plugin = lib_load_selected();
