@@ -152,8 +152,11 @@ static void *zs_worker(void *arg) {
             pthread_mutex_lock(&zs_lock);
             job->ran++;
         }
-        if (job->fence && job->fence->magic == ZS_MAGIC_FENCE)
+        if (job->fence) {
             job->fence->signaled = true;
+            if (--job->fence->holds == 0 && job->fence->destroyed)
+                free(job->fence);
+        }
         q->completed++;
         q->running = NULL;
         pthread_cond_broadcast(&zs_changed);
@@ -197,8 +200,10 @@ ze_result_t zs_queue_submit(struct ze_sim_queue *q, struct zs_cmd *cmds, size_t 
     }
     *job = (struct zs_job){NULL, cmds, n, fence, 0};
     pthread_mutex_lock(&zs_lock);
-    if (fence)
+    if (fence) {
         fence->signaled = false;
+        fence->holds++; /* let go by the worker, after it signals it */
+    }
     if (q->tail)
         q->tail->next = job;
     else
@@ -268,39 +273,56 @@ void zs_engine_init(void) {
     pthread_atfork(zs_fork_prepare, zs_fork_parent, zs_fork_child);
 }
 
+/* Holds (delta 1) or lets go of (-1) every event the command names; an
+ * event destroyed meanwhile goes with its last hold (zs.h). */
+static void zs_cmd_hold(const struct zs_cmd *c, int delta) {
+    ze_event_handle_t one[2] = {c->signal, c->target};
+    pthread_mutex_lock(&zs_lock);
+    for (uint32_t i = 0; i < 2 + c->num_waits + c->num_targets; i++) {
+        ze_event_handle_t e = i < 2                  ? one[i]
+                              : i < 2 + c->num_waits ? c->waits[i - 2]
+                                                     : c->targets[i - 2 - c->num_waits];
+        if (!e)
+            continue;
+        e->holds += (uint32_t)delta;
+        if (e->holds == 0 && e->destroyed)
+            free(e);
+    }
+    pthread_mutex_unlock(&zs_lock);
+}
+
 ze_result_t zs_cmd_clone(struct zs_cmd *dst, const struct zs_cmd *src) {
     *dst = *src;
-    if (src->kind == ZS_CMD_LAUNCH)
-        zs_launch_retain(&src->launch); /* released by zs_cmd_free */
     dst->waits = NULL;
     dst->targets = NULL;
     dst->offsets = NULL;
-    if (src->num_waits && !(dst->waits = malloc(src->num_waits * sizeof *dst->waits)))
-        goto oom;
-    if (src->num_targets && !(dst->targets = malloc(src->num_targets * sizeof *dst->targets)))
-        goto oom;
-    if (src->offsets && src->num_targets &&
-        !(dst->offsets = malloc(src->num_targets * sizeof *dst->offsets)))
-        goto oom;
+    bool offsets = src->offsets && src->num_targets;
+    if ((src->num_waits && !(dst->waits = malloc(src->num_waits * sizeof *dst->waits))) ||
+        (src->num_targets && !(dst->targets = malloc(src->num_targets * sizeof *dst->targets))) ||
+        (offsets && !(dst->offsets = malloc(src->num_targets * sizeof *dst->offsets)))) {
+        free(dst->waits);
+        free(dst->targets);
+        *dst = (struct zs_cmd){0};
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
     if (src->num_waits)
         memcpy(dst->waits, src->waits, src->num_waits * sizeof *dst->waits);
     if (src->num_targets)
         memcpy(dst->targets, src->targets, src->num_targets * sizeof *dst->targets);
-    if (dst->offsets)
+    if (offsets)
         memcpy(dst->offsets, src->offsets, src->num_targets * sizeof *dst->offsets);
+    if (src->kind == ZS_CMD_LAUNCH)
+        zs_launch_retain(&src->launch); /* released by zs_cmd_free */
+    zs_cmd_hold(dst, 1);
     return ZE_RESULT_SUCCESS;
-oom:
-    zs_cmd_free(dst);
-    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
 }
 
 void zs_cmd_free(struct zs_cmd *cmd) {
+    zs_cmd_hold(cmd, -1);
     if (cmd->kind == ZS_CMD_LAUNCH)
         zs_launch_release(&cmd->launch);
     free(cmd->waits);
     free(cmd->targets);
     free(cmd->offsets);
-    cmd->waits = NULL;
-    cmd->targets = NULL;
-    cmd->offsets = NULL;
+    *cmd = (struct zs_cmd){0};
 }

@@ -116,9 +116,13 @@ ze_result_t zeEventDestroy(ze_event_handle_t hEvent) {
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     pthread_mutex_lock(&zs_lock);
     hEvent->pool->live--;
+    hEvent->pool = NULL;
     hEvent->magic = 0;
+    hEvent->destroyed = hEvent->holds > 0; /* then the last command frees it */
+    bool now = !hEvent->destroyed;
     pthread_mutex_unlock(&zs_lock);
-    free(hEvent);
+    if (now)
+        free(hEvent);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -187,8 +191,13 @@ static bool zs_fence_ok(ze_fence_handle_t f) {
 ze_result_t zeFenceDestroy(ze_fence_handle_t hFence) {
     if (!zs_fence_ok(hFence))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    pthread_mutex_lock(&zs_lock);
     hFence->magic = 0;
-    free(hFence);
+    hFence->destroyed = hFence->holds > 0; /* then the worker frees it */
+    bool now = !hFence->destroyed;
+    pthread_mutex_unlock(&zs_lock);
+    if (now)
+        free(hFence);
     return ZE_RESULT_SUCCESS;
 }
 

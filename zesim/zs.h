@@ -95,16 +95,24 @@ struct ze_sim_event_pool {
     uint32_t live; /* events created and not destroyed */
 };
 
+/* An event or a fence that pending commands still name outlives its
+ * destruction (holds > 0: destroyed, freed by the last command to let go),
+ * as on hardware, where the device's late signal lands in memory the
+ * driver still has; here it would land in freed heap (engine.c). */
 struct ze_sim_event {
     uint32_t magic;
-    bool signaled; /* under zs_lock */
+    bool signaled;  /* under zs_lock */
+    bool destroyed; /* under zs_lock */
+    uint32_t holds; /* recorded or queued commands naming it, under zs_lock */
     ze_event_pool_handle_t pool;
     uint64_t signal_ns;
 };
 
 struct ze_sim_fence {
     uint32_t magic;
-    bool signaled; /* under zs_lock */
+    bool signaled;  /* under zs_lock */
+    bool destroyed; /* under zs_lock */
+    uint32_t holds; /* queued jobs that signal it, under zs_lock */
     ze_command_queue_handle_t queue;
 };
 
@@ -196,7 +204,8 @@ void zs_launch_retain(const struct zs_launch *launch);
 void zs_launch_release(struct zs_launch *launch);
 void zs_launch_queue_free(struct zs_cl_queue *queue);
 
-/* A deep copy (its own arrays), and freeing those arrays. */
+/* A deep copy (its own arrays, and a hold on each event it names), and
+ * freeing those arrays and letting go of those events. */
 ze_result_t zs_cmd_clone(struct zs_cmd *dst, const struct zs_cmd *src);
 void zs_cmd_free(struct zs_cmd *cmd);
 
