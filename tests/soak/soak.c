@@ -5,15 +5,14 @@
  *                                   simulated accelerator, slow transfers,
  *                                   every 97th failing), xla, oneapi
  *
- * THREADS threads loop over the library's moves on one client: export and
- * import the export back as a view, transfer export, host tensors imported
- * by copy, export with copy=ALWAYS, legacy export and import, a delete
- * while an export lives, every value checked. Faults are injected besides
- * the plugin's: every few milliseconds the library's allocation failure
- * injection (pjdl__test_fail_alloc_after) fails one of its next
- * allocations, on whichever thread. An operation that failed on an
- * injected fault must say so (RESOURCE_EXHAUSTED or the plugin's INTERNAL)
- * and leave nothing behind.
+ * THREADS threads (SOAK_THREADS: fewer) loop over the library's moves
+ * on one client: export and import the export back as a view, transfer
+ * export, host tensors imported by copy, export with copy=ALWAYS, legacy
+ * export and import, a delete while an export lives, every value checked. Faults are injected
+ * besides the plugin's: every few milliseconds the library's allocation failure injection
+ * (pjdl__test_fail_alloc_after) fails one of its next allocations, on whichever thread. An
+ * operation that failed on an injected fault must say so (RESOURCE_EXHAUSTED or the plugin's
+ * INTERNAL) and leave nothing behind.
  *
  * Every PERIOD_S seconds the threads stop at a point where they hold
  * nothing; with every deleter run, the resident memory is read
@@ -75,6 +74,7 @@ struct soak {
     const char *kind;
     pjdl_client *client;
     pjdl_memory *host_memory; /* a memory of kDLCPU, NULL if none */
+    int threads;              /* SOAK_THREADS, 1 to THREADS; THREADS by default */
     worker workers[THREADS];
     int only;       /* SOAK_ONLY: 0-4, one kind of operation; -1 all */
     bool no_inject; /* SOAK_NO_INJECT=1: no allocation faults */
@@ -333,7 +333,7 @@ static void *work(void *arg) {
 /* Waits until every tensor handed out has had its deleter run (up to 30 s:
  * a plugin's thread may run one late); counts those that did not. */
 static void drain(soak *s) {
-    for (int t = 0; t < THREADS; t++) {
+    for (int t = 0; t < s->threads; t++) {
         worker *w = &s->workers[t];
         long used = w->uses < RING ? w->uses : RING;
         for (long k = 0; k < used; k++) {
@@ -365,7 +365,7 @@ static long resident(void) {
 static long snapshot(soak *s) {
     atomic_store(&s->pause, true);
     pthread_mutex_lock(&s->mu);
-    while (atomic_load(&s->paused) < THREADS)
+    while (atomic_load(&s->paused) < s->threads)
         pthread_cond_wait(&s->cv, &s->mu);
     pthread_mutex_unlock(&s->mu);
     drain(s);
@@ -554,7 +554,7 @@ static int report(soak *s, const figures *f, double seconds) {
            "%+.3f MiB at the end (most %+.3f MiB; the plugin alone keeps %.0f bytes a buffer, "
            "%ld buffers: at most %+.3f MiB past that); %.0f ops/s in the first quarter, %.0f in "
            "the last (%.2fx): %s\n",
-           s->kind, seconds, THREADS, atomic_load(&s->ops), atomic_load(&s->injected),
+           s->kind, seconds, s->threads, atomic_load(&s->ops), atomic_load(&s->injected),
            atomic_load(&s->faults_alloc), atomic_load(&s->faults_plugin), atomic_load(&s->wrong),
            atomic_load(&s->twice), atomic_load(&s->unexpected), (double)f->base_rss / 1048576.0,
            (double)f->last_growth / 1048576.0, (double)f->max_growth / 1048576.0, s->plugin_growth,
@@ -576,6 +576,11 @@ int main(int argc, char **argv) {
     s.kind = argv[1];
     s.only = getenv("SOAK_ONLY") ? atoi(getenv("SOAK_ONLY")) : -1;
     s.no_inject = getenv("SOAK_NO_INJECT") && strcmp(getenv("SOAK_NO_INJECT"), "1") == 0;
+    s.threads = getenv("SOAK_THREADS") ? atoi(getenv("SOAK_THREADS")) : THREADS;
+    if (s.threads < 1 || s.threads > THREADS) {
+        fprintf(stderr, "pjdl_soak: SOAK_THREADS must be 1 to %d\n", THREADS);
+        return 2;
+    }
     double seconds = atof(argv[3]);
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.cv, NULL);
@@ -583,7 +588,7 @@ int main(int argc, char **argv) {
     s.host_memory = host_memory(s.client);
     s.plugin_growth = plugin_growth(s.client);
     pthread_t threads[THREADS], injector;
-    for (int t = 0; t < THREADS; t++) {
+    for (int t = 0; t < s.threads; t++) {
         s.workers[t] = (worker){.s = &s, .index = t};
         pthread_create(&threads[t], NULL, work, &s.workers[t]);
     }
@@ -591,7 +596,7 @@ int main(int argc, char **argv) {
     run_periods(&s, seconds, &f);
     atomic_store(&s.stop, true);
     pthread_join(injector, NULL);
-    for (int t = 0; t < THREADS; t++)
+    for (int t = 0; t < s.threads; t++)
         pthread_join(threads[t], NULL);
     drain(&s);
     int rc = report(&s, &f, seconds);
