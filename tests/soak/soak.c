@@ -15,8 +15,10 @@
  * INTERNAL) and leave nothing behind.
  *
  * Every PERIOD_S seconds the threads stop at a point where they hold
- * nothing; with every deleter run, the resident memory is read
- * (malloc_trim first). The first stop after the warm-up (a fifth of the
+ * nothing; with every deleter run, the anonymous resident memory is read
+ * (malloc_trim first; resident less shared: the pages of mapped files, a
+ * library's code first run late among them, are no allocation and the
+ * kernel may drop and reload them). The first stop after the warm-up (a fifth of the
  * run, at most 60 s) is the baseline. Before the threads start, the
  * plugin's own growth per buffer is measured without the library (raw
  * PJRT: BufferFromHostBuffer, ToHostBuffer, Destroy, 4000 times): Intel's
@@ -348,17 +350,20 @@ static void drain(soak *s) {
     }
 }
 
-/* Resident memory in bytes, with the heap trimmed first. */
+/* Anonymous resident memory in bytes (statm's resident less its shared,
+ * the pages of mapped files), with the heap trimmed first. */
 static long resident(void) {
     malloc_trim(0);
-    long pages = 0, rss = 0;
+    long pages = 0, rss = 0, shared = 0;
     FILE *f = fopen("/proc/self/statm", "r");
-    if (f != NULL) {
-        if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
-            rss = 0;
+    int got = f != NULL ? fscanf(f, "%ld %ld %ld", &pages, &rss, &shared) : 0;
+    if (f != NULL)
         fclose(f);
+    if (got != 3) {
+        fprintf(stderr, "pjdl_soak: cannot read resident memory from /proc/self/statm\n");
+        exit(2);
     }
-    return rss * sysconf(_SC_PAGESIZE);
+    return (rss - shared) * sysconf(_SC_PAGESIZE);
 }
 
 /* Stops the workers where they hold nothing, drains, measures. */
@@ -428,8 +433,8 @@ static void run_periods(soak *s, double seconds, figures *f) {
         long rss = snapshot(s);
         double t = now_s();
         long ops = atomic_load(&s->ops);
-        fprintf(stderr, "soak %s: %.0f s: %ld operations, resident %.3f MiB\n", s->kind, t - start,
-                ops, (double)rss / 1048576.0);
+        fprintf(stderr, "soak %s: %.0f s: %ld operations, anonymous resident %.3f MiB\n", s->kind,
+                t - start, ops, (double)rss / 1048576.0);
         if (!warmed) {
             warmed = true;
             f->base_rss = rss;
@@ -550,10 +555,10 @@ static int report(soak *s, const figures *f, double seconds) {
               last >= first / 2;
     printf("soak %s: %.0f s, %d threads, %ld operations, %ld faults injected into the library "
            "(%ld failed an operation, survived), %ld plugin faults survived, %ld wrong values, "
-           "%ld deleters run twice, %ld other failures; resident %.1f MiB after warm-up, growth "
-           "%+.3f MiB at the end (most %+.3f MiB; the plugin alone keeps %.0f bytes a buffer, "
-           "%ld buffers: at most %+.3f MiB past that); %.0f ops/s in the first quarter, %.0f in "
-           "the last (%.2fx): %s\n",
+           "%ld deleters run twice, %ld other failures; anonymous resident %.1f MiB after "
+           "warm-up, growth %+.3f MiB at the end (most %+.3f MiB; the plugin alone keeps %.0f "
+           "bytes a buffer, %ld buffers: at most %+.3f MiB past that); %.0f ops/s in the first "
+           "quarter, %.0f in the last (%.2fx): %s\n",
            s->kind, seconds, s->threads, atomic_load(&s->ops), atomic_load(&s->injected),
            atomic_load(&s->faults_alloc), atomic_load(&s->faults_plugin), atomic_load(&s->wrong),
            atomic_load(&s->twice), atomic_load(&s->unexpected), (double)f->base_rss / 1048576.0,

@@ -11,7 +11,8 @@ checked. Each NumPy array handed to the module carries a finalizer: the
 module must let go of it exactly when its buffer goes.
 
 Every 10 s the threads stop holding nothing; with the garbage collected and
-every finalizer run, the resident memory is read (malloc_trim first). The
+every finalizer run, the anonymous resident memory is read (malloc_trim
+first; statm's resident less shared, as in soak.c). The
 first stop after the warm-up (a fifth of the run, at most 60 s) is the
 baseline. Exit 1 if the memory grows more than 1 MiB past it, a finalizer
 never runs, a value is wrong, an operation fails other than by an injected
@@ -116,7 +117,7 @@ class Soak:
 
     def snapshot(self, running=True):
         """Workers stopped holding nothing (or ended: running False), garbage
-        collected, every finalizer run: resident bytes."""
+        collected, every finalizer run: anonymous resident bytes."""
         with self.lock:
             self.pause = running
             while running and self.paused < THREADS:
@@ -130,7 +131,8 @@ class Soak:
             gc.collect()
         LIBC.malloc_trim(0)
         with open("/proc/self/statm") as f:
-            rss = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            pages = f.read().split()
+        rss = (int(pages[1]) - int(pages[2])) * os.sysconf("SC_PAGE_SIZE")
         with self.lock:
             self.pause = False
             self.cv.notify_all()
@@ -155,7 +157,7 @@ def main():
         rss = s.snapshot()
         t = time.monotonic()
         print(f"soak python: {t - start:.0f} s: {s.counts['ops']} operations, "
-              f"resident {rss / 1048576:.3f} MiB", file=sys.stderr)
+              f"anonymous resident {rss / 1048576:.3f} MiB", file=sys.stderr)
         if base is None:
             base = rss
         else:
@@ -179,8 +181,8 @@ def main():
     print(f"soak python: {seconds:.0f} s, {THREADS} threads, {c['ops']} operations (NumPy and "
           f"PyTorch, the reference plugin's cpu and xpu, XLA's CPU plugin), {c['faults']} "
           f"plugin faults survived, {c['wrong']} wrong values, {c['made']} arrays handed to the "
-          f"module, {never} never let go, {c['other']} other failures; resident "
-          f"{base / 1048576:.1f} MiB after warm-up, growth {growth / 1048576:+.3f} MiB at the "
+          f"module, {never} never let go, {c['other']} other failures; anonymous "
+          f"resident {base / 1048576:.1f} MiB after warm-up, growth {growth / 1048576:+.3f} MiB at the "
           f"end (most {most / 1048576:+.3f} MiB); {first:.0f} ops/s in the first quarter, "
           f"{last:.0f} in the last ({last / first if first else 0:.2f}x): "
           f"{'PASS' if ok else 'FAIL'}")
