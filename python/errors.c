@@ -9,7 +9,21 @@ PyObject *pjpy_dlpack_error;
 PyObject *pjpy_dlpack_copy_error;
 PyObject *pjpy_not_dlpack_error;
 
+/* The names of the attributes every error carries, interned once and kept
+ * for the life of the process. Setting an attribute interns its name; a
+ * name nobody keeps is added to the interpreter's table of interned
+ * strings and taken out again with each exception, and that churn of a
+ * table of ~41,000 strings (NumPy's, PyTorch's) used up its free slots and
+ * made it grow by 0.94 MiB in the soak's Python process
+ * (docs/reliability.md, "Soak"). */
+static PyObject *attr_code, *attr_code_name;
+
 int pjpy_errors_init(PyObject *module) {
+    if (attr_code == NULL && (attr_code = PyUnicode_InternFromString("code")) == NULL)
+        return -1;
+    if (attr_code_name == NULL &&
+        (attr_code_name = PyUnicode_InternFromString("code_name")) == NULL)
+        return -1;
     pjpy_error = PyErr_NewExceptionWithDoc(
         "pjrt_dlpack.Error",
         "A libpjrt_dlpack or PJRT plugin failure. `code` is the status code (an int, "
@@ -82,8 +96,8 @@ PyObject *pjpy_raise(PyObject *type, pjdl_code code) {
         return NULL;
     PyObject *code_obj = PyLong_FromLong((long)code);
     PyObject *name_obj = PyUnicode_FromString(name);
-    if (code_obj == NULL || name_obj == NULL || PyObject_SetAttrString(exc, "code", code_obj) < 0 ||
-        PyObject_SetAttrString(exc, "code_name", name_obj) < 0) {
+    if (code_obj == NULL || name_obj == NULL || PyObject_SetAttr(exc, attr_code, code_obj) < 0 ||
+        PyObject_SetAttr(exc, attr_code_name, name_obj) < 0) {
         Py_XDECREF(code_obj);
         Py_XDECREF(name_obj);
         Py_DECREF(exc);

@@ -18,6 +18,37 @@ def test_load_plugin_missing_file_raises_not_found():
     assert "/nonexistent/libnothing.so" in str(info.value)
 
 
+def test_error_attribute_names_are_kept_by_the_module():
+    """Each error's `code` and `code_name` attributes are set with names
+    the module keeps interned: a name nobody kept would be added to the
+    interpreter's interned strings and taken out again with every error,
+    churn that made that table grow in the soak (docs/reliability.md). In
+    a fresh interpreter whose code never names the attributes (this file
+    does, which keeps the strings alive here), with the type attribute
+    cache, which holds the last names looked up, cleared."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, pjrt_dlpack\n"
+        "wanted = {''.join(['co', 'de']), ''.join(['code', '_name'])}\n"
+        "try:\n"
+        "    pjrt_dlpack.load_plugin('/nonexistent/libnothing.so')\n"
+        "except pjrt_dlpack.Error as e:\n"
+        "    keys = sorted(k for k in vars(e) if k in wanted)\n"
+        "del wanted\n"
+        "sys._clear_type_cache()\n"
+        "print([sys.getrefcount(keys[0]), sys.getrefcount(keys[1])], keys)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith("['code', 'code_name']"), out.stdout
+    # The list, getrefcount's argument and the module's reference (more
+    # where the interpreter keeps the name too, as it does `code`).
+    refs = [int(r) for r in out.stdout.split("]")[0].strip("[").split(",")]
+    assert min(refs) >= 3, out.stdout
+
+
 def test_load_plugin_not_a_plugin_raises():
     libc = "/lib/x86_64-linux-gnu/libc.so.6"
     assert os.path.exists(libc), "no C library at " + libc + " to offer as a plugin"
