@@ -2,6 +2,8 @@
 import array
 import os
 import struct
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -26,9 +28,6 @@ def test_error_attribute_names_are_kept_by_the_module():
     a fresh interpreter whose code never names the attributes (this file
     does, which keeps the strings alive here), with the type attribute
     cache, which holds the last names looked up, cleared."""
-    import subprocess
-    import sys
-
     script = (
         "import sys, pjrt_dlpack\n"
         "wanted = {''.join(['co', 'de']), ''.join(['code', '_name'])}\n"
@@ -38,15 +37,17 @@ def test_error_attribute_names_are_kept_by_the_module():
         "    keys = sorted(k for k in vars(e) if k in wanted)\n"
         "del wanted\n"
         "sys._clear_type_cache()\n"
-        "print([sys.getrefcount(keys[0]), sys.getrefcount(keys[1])], keys)\n")
+        "refs = [sys.getrefcount(keys[0]), sys.getrefcount(keys[1])]\n"
+        "print(keys[0], refs[0])\n"
+        "print(keys[1], refs[1])\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          timeout=60)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip().endswith("['code', 'code_name']"), out.stdout
+    refs = dict(line.split() for line in out.stdout.splitlines())
+    assert sorted(refs) == ["code", "code_name"], out.stdout
     # The list, getrefcount's argument and the module's reference (more
     # where the interpreter keeps the name too, as it does `code`).
-    refs = [int(r) for r in out.stdout.split("]")[0].strip("[").split(",")]
-    assert min(refs) >= 3, out.stdout
+    assert min(int(n) for n in refs.values()) >= 3, out.stdout
 
 
 def test_load_plugin_not_a_plugin_raises():

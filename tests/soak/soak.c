@@ -355,10 +355,12 @@ static void drain(soak *s) {
 static long resident(void) {
     malloc_trim(0);
     long pages = 0, rss = 0, shared = 0;
+    int got = 0;
     FILE *f = fopen("/proc/self/statm", "r");
-    int got = f != NULL ? fscanf(f, "%ld %ld %ld", &pages, &rss, &shared) : 0;
-    if (f != NULL)
+    if (f != NULL) {
+        got = fscanf(f, "%ld %ld %ld", &pages, &rss, &shared);
         fclose(f);
+    }
     if (got != 3) {
         fprintf(stderr, "pjdl_soak: cannot read resident memory from /proc/self/statm\n");
         exit(2);

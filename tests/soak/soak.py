@@ -181,8 +181,8 @@ def main():
     print(f"soak python: {seconds:.0f} s, {THREADS} threads, {c['ops']} operations (NumPy and "
           f"PyTorch, the reference plugin's cpu and xpu, XLA's CPU plugin), {c['faults']} "
           f"plugin faults survived, {c['wrong']} wrong values, {c['made']} arrays handed to the "
-          f"module, {never} never let go, {c['other']} other failures; anonymous "
-          f"resident {base / 1048576:.1f} MiB after warm-up, growth {growth / 1048576:+.3f} MiB at the "
+          f"module, {never} never let go, {c['other']} other failures; anonymous resident "
+          f"{base / 1048576:.1f} MiB after warm-up, growth {growth / 1048576:+.3f} MiB at the "
           f"end (most {most / 1048576:+.3f} MiB); {first:.0f} ops/s in the first quarter, "
           f"{last:.0f} in the last ({last / first if first else 0:.2f}x): "
           f"{'PASS' if ok else 'FAIL'}")
