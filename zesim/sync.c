@@ -11,6 +11,12 @@ pthread_mutex_t zs_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t zs_changed = PTHREAD_COND_INITIALIZER;
 
 ze_result_t zs_wait_locked(bool (*done)(const void *), const void *arg, uint64_t timeout_ns) {
+    /* A query (zeEventQueryStatus, zeFenceQueryStatus, a zero timeout) reads
+     * the state and returns, as the hardware's does: a timed wait with a
+     * deadline already past enters the condition variable, whose broadcast
+     * then waits for the waiter to leave it. */
+    if (timeout_ns == 0)
+        return done(arg) ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
     if (timeout_ns == UINT64_MAX) {
         while (!done(arg))
             pthread_cond_wait(&zs_changed, &zs_lock);
