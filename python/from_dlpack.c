@@ -654,8 +654,8 @@ static int consumer_stream(DLDevice dl, pjpy_client *const *clients, size_t n, l
  * one the import targets. 0 (req->opts set), 1 (take the capsule protocol
  * instead), or -1 with an exception set. */
 static int take_producer_stream(const DLPackExchangeAPI *api, DLDevice src, import_request *req) {
-    if (pjdl_dl_device_type_host_reachable(src.device_type) || api->current_work_stream == NULL ||
-        pjpy_exchange_api_is_ours(api))
+    if (pjdl_dl_device_type_host_reachable(src.device_type) || api == NULL ||
+        api->current_work_stream == NULL || pjpy_exchange_api_is_ours(api))
         return 0;
     void *stream = NULL;
     if (api->current_work_stream(src.device_type, src.device_id, &stream) != 0) {
@@ -675,27 +675,16 @@ static int take_producer_stream(const DLPackExchangeAPI *api, DLDevice src, impo
     return 0;
 }
 
-/* The import through a producer's exchange table. Sets *fallback (and
- * returns NULL with no exception) when only the capsule protocol can do the
- * job (see needs_producer_copy and take_producer_stream). */
-static PyObject *from_exchange_api(const DLPackExchangeAPI *api, PyObject *x, import_request *req,
-                                   int *fallback) {
+/* The import of a tensor this module owns, from a producer's exchange table
+ * `api` (NULL: read by the module itself, pjpy_numpy_tensor): every way out
+ * deletes t or hands it to the import. Sets *fallback (and returns NULL
+ * with no exception) when only the capsule protocol can do the job (see
+ * needs_producer_copy and take_producer_stream). A move that needs the
+ * producer's copy is refused by check_tensor under copy=False, so the order
+ * of the two does not matter. */
+static PyObject *import_exchanged(const DLPackExchangeAPI *api, DLManagedTensorVersioned *t,
+                                  import_request *req, int *fallback) {
     *fallback = 0;
-    DLManagedTensorVersioned *t = NULL;
-    int rc = api->managed_tensor_from_py_object_no_sync(x, &t);
-    if (rc != 0 || t == NULL) {
-        /* A failed call hands nothing over, whatever it left in t: the
-         * exchange API's out-parameter is the caller's only on success. */
-        if (!PyErr_Occurred())
-            PyErr_Format(pjpy_dlpack_error,
-                         "from_dlpack: the exchange API of %.100s failed without saying why",
-                         Py_TYPE(x)->tp_name);
-        return NULL;
-    }
-    /* This module owns t from here: every way out below deletes it or hands
-     * it to the import. A move that needs the producer's copy is refused by
-     * check_tensor under copy=False, so the order of the two does not
-     * matter. */
     PyObject *buffer = NULL;
     if (check_tensor(t, &t->dl_tensor, req) == 0) {
         DLDevice src = t->dl_tensor.device;
@@ -710,6 +699,24 @@ static PyObject *from_exchange_api(const DLPackExchangeAPI *api, PyObject *x, im
     if (buffer == NULL)
         delete_owned(t);
     return buffer;
+}
+
+/* The import through a producer's exchange table (see import_exchanged). */
+static PyObject *from_exchange_api(const DLPackExchangeAPI *api, PyObject *x, import_request *req,
+                                   int *fallback) {
+    *fallback = 0;
+    DLManagedTensorVersioned *t = NULL;
+    int rc = api->managed_tensor_from_py_object_no_sync(x, &t);
+    if (rc != 0 || t == NULL) {
+        /* A failed call hands nothing over, whatever it left in t: the
+         * exchange API's out-parameter is the caller's only on success. */
+        if (!PyErr_Occurred())
+            PyErr_Format(pjpy_dlpack_error,
+                         "from_dlpack: the exchange API of %.100s failed without saying why",
+                         Py_TYPE(x)->tp_name);
+        return NULL;
+    }
+    return import_exchanged(api, t, req, fallback);
 }
 
 /* ----------------------------------------------------------- imports */
@@ -1072,6 +1079,15 @@ static PyObject *from_each_client(PyObject *x, const import_request *req, DLDevi
 static PyObject *from_dlpack_request(PyObject *x, import_request *req) {
     if (PyCapsule_CheckExact(x))
         return import_capsule(Py_NewRef(x), req);
+    /* A NumPy array NumPy would export plainly: read by the module. */
+    DLManagedTensorVersioned *own = NULL;
+    int read = is_numpy_array(x) ? pjpy_numpy_tensor(x, &own) : 0;
+    if (read < 0)
+        return NULL;
+    if (read == 1) {
+        int host_only; /* never set: the data is on the host */
+        return import_exchanged(NULL, own, req, &host_only);
+    }
     producer_info info;
     if (producer_info_of(x, &info) < 0)
         return NULL;

@@ -101,6 +101,9 @@ static PyMethodDef module_methods[] = {
      "Internal: whether the object is a dpctl.SyclQueue."},
     {"_sycl_queue_of", pjpy_sycl_queue_of_py, METH_O,
      "Internal: the dpctl.SyclQueue a SYCL array names, or None."},
+    {"_numpy_reads", pjpy_numpy_reads_py, METH_NOARGS,
+     "Internal: (state, count) of the NumPy array reader: 1 on, 0 not yet used, -1 off; the "
+     "arrays it has described."},
     {NULL, NULL, 0, NULL},
 };
 

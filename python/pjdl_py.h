@@ -323,6 +323,15 @@ int pjpy_from_dlpack_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwn
 PyObject *pjpy_import_owned(pjpy_client *const *clients, size_t num_clients,
                             DLManagedTensorVersioned *tensor, const pjdl_import_options *opts);
 
+/* An exactly-numpy.ndarray x as the DLPack tensor its __dlpack__ would
+ * make, read from the array (numpy_array.c): 1 with *out the caller's (its
+ * deleter needs the GIL; it holds a reference to x), 0 when x must be
+ * asked through __dlpack__ instead (the array is not one this reads, or
+ * NumPy's layout was found to differ), -1 with an exception set. */
+int pjpy_numpy_tensor(PyObject *x, DLManagedTensorVersioned **out);
+/* The module's private _numpy_reads(): (state, arrays described). */
+PyObject *pjpy_numpy_reads_py(PyObject *module, PyObject *unused);
+
 /* The plain shared export of Buffer.__dlpack__ (no stream, no dl_device,
  * copy=None), versioned: 0 with *out owned by the caller, or -1 with an
  * exception set (DLPackError, a BufferError, when DLPack cannot carry it).
