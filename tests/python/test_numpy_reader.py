@@ -165,3 +165,36 @@ def test_an_import_that_fails_after_the_read_lets_the_array_go(xpu):
         pjrt_dlpack.from_dlpack(a, device=xpu.devices[0], copy=False)
     assert reads() == before + 1
     assert sys.getrefcount(a) == refs
+
+
+def random_array(rng):
+    """An array of a random dtype (taken or not), shape, slicing (steps of
+    either sign), axis order and writability."""
+    dtype = rng.choice(TAKEN_DTYPES + ["bool", "longdouble", ">i4", "<u2", ">c8"])
+    ndim = int(rng.integers(0, 5))
+    shape = tuple(int(n) for n in rng.integers(0, 5, size=ndim))
+    base = (np.arange(int(np.prod(shape, dtype=np.int64)) * 4) % 97).astype(dtype)
+    a = base[: int(np.prod(shape, dtype=np.int64))].reshape(shape)
+    if ndim and rng.integers(0, 2):
+        a = a[tuple(slice(None, None, int(rng.choice([1, 2, -1, -2]))) for _ in range(ndim))]
+    if ndim > 1 and rng.integers(0, 2):
+        a = a.transpose(tuple(int(i) for i in rng.permutation(ndim)))
+    if rng.integers(0, 8) == 0:
+        a.flags.writeable = False
+    return a
+
+
+def test_random_arrays_come_out_as_numpys_own(client):
+    """300 arrays drawn with a fixed seed: each import through the reader
+    is the import of NumPy's own tensor; the reader takes exactly the
+    arrays its rules say."""
+    rng = np.random.default_rng(20261207)
+    taken = 0
+    for _ in range(300):
+        a = random_array(rng)
+        readable = (a.flags.writeable and a.dtype.isnative and a.dtype.kind in "iufc" and
+                    a.dtype.itemsize <= 16 and a.dtype != np.longdouble)
+        took = same_as_numpys_own(client, a, rng.choice([None, False, True]))
+        assert took == readable, (a.dtype, a.shape, a.strides, a.flags.writeable)
+        taken += took
+    assert taken > 150
