@@ -13,6 +13,18 @@ DLPack, in one process, interleaved (bench_rounds.py), 16x16 float32:
   jax.client_xpu    the same on the reference plugin as JAX platform xpu:
                     pjax.client(y).from_dlpack(pjax.export(y)), JAX's own client
 
+With --oneapi PLUGIN (Intel's plugin, run in the environment of
+`scripts/plugins.sh env oneapi`), only the same exchange on Intel's plugin
+on ze_sim, JAX platform oneapi, against the cpu's in the same process:
+
+  jax.oneapi.client_cpu   client.from_dlpack(pjax.export(x)), as jax.client_cpu
+  jax.oneapi.client       pjax.client(z).from_dlpack(pjax.export(z)), z on oneapi
+  jax.oneapi.capsule      the same given the capsule of __dlpack__(max_version=(1, 3)):
+                          the view names no stream (the plugin orders nothing)
+
+ze_sim runs each command without its simulated delay there (ZE_SIM_DELAY_US=0
+unless set), so the row is what the host does.
+
 x is on JAX's cpu; y on the reference plugin driven by JAX as platform xpu
 (PJRT_NAMES_AND_LIBRARY_PATHS, set here before JAX starts). The torch cases
 run where PyTorch is installed (the modern environment, not the JAX matrix's),
@@ -23,6 +35,9 @@ per-round medians of ours over JAX's own (scripts/jax-matrix.sh).
 
   PYTHONPATH=build-bench/python $(bash scripts/python-env.sh python) \\
       bench/bench_jax.py --plugin build-bench/lib/libpjrt_ref.so [--smoke] [--summary]
+  (eval "$(bash scripts/plugins.sh env oneapi build-bench)"; PYTHONPATH=build-bench/python \
+      $(bash scripts/python-env.sh python) bench/bench_jax.py \
+      --plugin build-bench/lib/libpjrt_ref.so --oneapi $(bash scripts/plugins.sh path oneapi))
 """
 import argparse
 import json
@@ -38,17 +53,36 @@ import bench_rounds  # noqa: E402
 SHAPE = (16, 16)
 
 
-def jax_with_xpu(plugin):
-    """Imports JAX with the reference plugin registered as platform xpu."""
-    config = os.path.join(tempfile.mkdtemp(prefix="bench_jax_"), "xpu.json")
-    with open(config, "w") as f:
-        json.dump({"library_path": os.path.abspath(plugin),
-                   "create_options": {"platform": "xpu"}}, f)
-    os.environ["PJRT_NAMES_AND_LIBRARY_PATHS"] = f"xpu:{config}"
+def jax_with_plugin(plugin, oneapi):
+    """Imports JAX with the reference plugin registered as platform xpu, or
+    with Intel's plugin (`oneapi`: its path) as platform oneapi."""
+    if oneapi is not None:
+        os.environ["PJRT_NAMES_AND_LIBRARY_PATHS"] = f"oneapi:{os.path.abspath(oneapi)}"
+        os.environ.setdefault("ZE_SIM_DELAY_US", "0")
+    else:
+        config = os.path.join(tempfile.mkdtemp(prefix="bench_jax_"), "xpu.json")
+        with open(config, "w") as f:
+            json.dump({"library_path": os.path.abspath(plugin),
+                       "create_options": {"platform": "xpu"}}, f)
+        os.environ["PJRT_NAMES_AND_LIBRARY_PATHS"] = f"xpu:{config}"
     os.environ.pop("JAX_PLATFORMS", None)
     import jax
 
     return jax
+
+
+def oneapi_cases(plugin, np, jax, pjax, pd):
+    """The exchange on Intel's plugin (platform oneapi) and on the cpu."""
+    x = jax.device_put(np.ones(SHAPE, np.float32), jax.devices("cpu")[0])
+    z = jax.device_put(np.ones(SHAPE, np.float32), jax.devices("oneapi")[0])
+    cpu = pd.load_plugin(plugin).client(platform="cpu")
+    intel = pjax.client(z)
+    assert cpu.from_dlpack(pjax.export(x)).unsafe_buffer_pointer() == x.unsafe_buffer_pointer()
+    assert intel.from_dlpack(pjax.export(z)).unsafe_buffer_pointer() == z.unsafe_buffer_pointer()
+    return [("jax.oneapi.client_cpu", lambda: cpu.from_dlpack(pjax.export(x))),
+            ("jax.oneapi.client", lambda: intel.from_dlpack(pjax.export(z))),
+            ("jax.oneapi.capsule",
+             lambda: intel.from_dlpack(pjax.export(z).__dlpack__(max_version=(1, 3))))]
 
 
 def cases_of(plugin, np, jax, pjax, pd, torch):
@@ -90,16 +124,25 @@ def main():
                         help="time per case and round, which sets the calls per round")
     parser.add_argument("--summary", action="store_true",
                         help="only the line of ratios per release (scripts/jax-matrix.sh)")
+    parser.add_argument("--oneapi", metavar="PLUGIN",
+                        help="only the exchange on Intel's plugin (its path) against the cpu's")
     args = parser.parse_args()
     if args.smoke or os.environ.get("PJDL_BENCH_SMOKE"):
         args.rounds = 1
-    jax = jax_with_xpu(args.plugin)
+    if args.plugin is None:
+        parser.error("--plugin (or PJRT_REF_PLUGIN) names the reference plugin")
+    if args.oneapi is not None and (args.summary or not os.path.isfile(args.oneapi)):
+        parser.error(f"--oneapi {args.oneapi}: " + (
+            "not with --summary" if args.summary else "no such file (Intel's plugin)"))
+    jax = jax_with_plugin(args.plugin, args.oneapi)
     import jax.numpy  # noqa: F401
     import numpy as np
 
     import pjrt_dlpack as pd
     import pjrt_dlpack.jax as pjax
     try:
+        if args.oneapi is not None:  # no PyTorch case there
+            raise ImportError
         import torch
 
         torch.set_num_threads(1)
@@ -110,7 +153,8 @@ def main():
     if not args.summary:
         for name, version in versions:
             print(f"version\t{name}\t{version}", flush=True)
-    cases = cases_of(args.plugin, np, jax, pjax, pd, torch)
+    cases = (oneapi_cases(args.plugin, np, jax, pjax, pd) if args.oneapi is not None
+             else cases_of(args.plugin, np, jax, pjax, pd, torch))
     if args.rounds == 1:
         numbers = {key: 1 for key, _ in cases}
     else:

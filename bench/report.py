@@ -28,7 +28,7 @@ VERSIONS = []  # (name, version) from "version<TAB>name<TAB>version" lines
 ROUNDS = {}
 # The raw result files of a run, OUTDIR/raw-NAME.tsv, in the order they are
 # read (bench/run.sh writes them).
-RAW = ("c", "torch", "torch2", "xla", "python", "python-modern", "jax")
+RAW = ("c", "torch", "torch2", "xla", "python", "python-modern", "jax", "jax-oneapi")
 TARGETS_HEADER = "| what | value | baseline | ratio | target | met |"
 RATIO_NOTE = ("Value and baseline are medians over the rounds; the ratio is the median over "
               "the rounds of the value over the baseline measured in the same round (a slow "

@@ -43,10 +43,22 @@ if [[ -x $modern_python ]]; then
     PYTHONPATH=$build/python PYTHONDONTWRITEBYTECODE=1 \
         "$modern_python" "$here/bench_jax.py" --plugin "$plugin" 2>/dev/null |
         tee "$out/raw-jax.tsv"
+    oneapi_plugin=$(bash "$here/../scripts/plugins.sh" path oneapi)
+    if [[ -f $oneapi_plugin ]]; then
+        echo "== bench: the same on Intel's plugin on ze_sim (bench_jax.py --oneapi)"
+        (eval "$(bash "$here/../scripts/plugins.sh" env oneapi "$build")" &&
+            PYTHONPATH=$build/python PYTHONDONTWRITEBYTECODE=1 \
+                "$modern_python" "$here/bench_jax.py" --plugin "$plugin" \
+                --oneapi "$oneapi_plugin" 2>/dev/null) | tee "$out/raw-jax-oneapi.tsv"
+    else
+        echo "== bench: Intel's plugin not installed (scripts/setup.sh intel); skipped"
+        : >"$out/raw-jax-oneapi.tsv"
+    fi
 else
     echo "== bench: no modern Python environment (scripts/python-env.sh install); skipped"
     : >"$out/raw-python-modern.tsv"
     : >"$out/raw-jax.tsv"
+    : >"$out/raw-jax-oneapi.tsv"
 fi
 echo "== bench: report"
 /usr/bin/python3 "$here/report.py" "$out" # reads $out/raw-*.tsv (report.py's RAW)
