@@ -1085,7 +1085,7 @@ static PyObject *from_dlpack_request(PyObject *x, import_request *req) {
     if (read < 0)
         return NULL;
     if (read == 1) {
-        int host_only; /* never set: the data is on the host */
+        int host_only; /* stays 0: the data is on the host */
         return import_exchanged(NULL, own, req, &host_only);
     }
     producer_info info;

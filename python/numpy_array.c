@@ -12,8 +12,8 @@
  * PyArray_STRIDES, PyArray_FLAGS and PyArray_DESCR(x)->type_num and
  * ->byteorder read, which every extension built against NumPy reads at
  * these offsets, NumPy 1.x and 2.x alike (declared here, not included).
- * The first array described is checked against its own
- * __array_interface__ first; any difference turns the reader off for the
+ * The first array described is checked against what NumPy says of it in
+ * Python first (__array_interface__, shape, strides); any difference turns the reader off for the
  * life of the process, and every array then goes through __dlpack__.
  *
  * Anything NumPy's __dlpack__ would answer differently or refuse (a
@@ -163,23 +163,11 @@ static int read_array(PyObject *x, DLManagedTensorVersioned *t, int64_t *strides
     return 1;
 }
 
-/* Whether element strides are those of C order for the shape. */
-static int c_order(const DLTensor *dl) {
-    int64_t el = 1;
-    for (int i = dl->ndim - 1; i >= 0; i--) {
-        if (dl->shape[i] > 1 && dl->strides[i] != el)
-            return 0;
-        if (__builtin_mul_overflow(el, dl->shape[i] > 0 ? dl->shape[i] : 1, &el))
-            return 0;
-    }
-    return 1;
-}
-
-/* Whether what read_array read of x is what x.__array_interface__ says:
- * its data address and writability, shape, strides (None: C order) and
- * typestr (byte order, kind, size). 1, or 0 (any difference, or an error,
- * cleared). */
-static int interface_agrees(PyObject *x, const DLTensor *dl) {
+/* Whether what read_array read of x is what NumPy says of x in Python: the
+ * data address and writability (x.__array_interface__'s data), x.shape,
+ * x.strides (bytes) and the typestr (byte order, kind, size). 1, or 0 (any
+ * difference, or an error, cleared). */
+static int python_agrees(PyObject *x, const DLTensor *dl) {
     int64_t es = dl->dtype.bits / 8;
     static const char kinds[] = {
         [kDLInt] = 'i', [kDLUInt] = 'u', [kDLFloat] = 'f', [kDLComplex] = 'c'};
@@ -189,8 +177,7 @@ static int interface_agrees(PyObject *x, const DLTensor *dl) {
              : PY_LITTLE_ENDIAN ? '<'
                                 : '>',
              kinds[dl->dtype.code], (int)es);
-    PyObject *iface = PyObject_GetAttrString(x, "__array_interface__");
-    PyObject *shape = PyTuple_New(dl->ndim), *strides = PyTuple_New(dl->ndim), *want = NULL;
+    PyObject *shape = PyTuple_New(dl->ndim), *strides = PyTuple_New(dl->ndim);
     int built = shape != NULL && strides != NULL;
     for (int i = 0; built && i < dl->ndim; i++) {
         PyObject *n = PyLong_FromLongLong(dl->shape[i]);
@@ -201,23 +188,25 @@ static int interface_agrees(PyObject *x, const DLTensor *dl) {
             PyTuple_SET_ITEM(strides, i, s);
         built = n != NULL && s != NULL;
     }
-    if (iface != NULL && PyDict_Check(iface) && built)
-        want = Py_BuildValue("{s:(NO),s:O,s:O,s:s}", "data", PyLong_FromVoidPtr(dl->data), Py_False,
-                             "shape", shape, "strides", strides, "typestr", typestr);
-    static const char *const keys[] = {"data", "shape", "strides", "typestr"};
-    int ok = want != NULL;
-    for (size_t i = 0; ok && i < sizeof keys / sizeof keys[0]; i++) {
-        PyObject *have = PyDict_GetItemString(iface, keys[i]);
-        if (have == Py_None && i == 2) /* NumPy's way of saying C order */
-            ok = c_order(dl);
-        else
-            ok = have != NULL &&
-                 PyObject_RichCompareBool(have, PyDict_GetItemString(want, keys[i]), Py_EQ) == 1;
+    PyObject *iface = PyObject_GetAttrString(x, "__array_interface__");
+    PyObject *x_shape = PyObject_GetAttrString(x, "shape");
+    PyObject *x_strides = PyObject_GetAttrString(x, "strides");
+    PyObject *have = NULL, *want = NULL;
+    if (built && iface != NULL && PyDict_Check(iface)) {
+        /* A NULL argument (a missing key, a failed read) makes NULL. */
+        have = Py_BuildValue("(OOOO)", PyDict_GetItemString(iface, "data"), x_shape, x_strides,
+                             PyDict_GetItemString(iface, "typestr"));
+        want = Py_BuildValue("((NO)OOs)", PyLong_FromVoidPtr(dl->data), Py_False, shape, strides,
+                             typestr);
     }
+    int ok = have != NULL && want != NULL && PyObject_RichCompareBool(have, want, Py_EQ) == 1;
     PyErr_Clear();
-    Py_XDECREF(iface);
     Py_XDECREF(shape);
     Py_XDECREF(strides);
+    Py_XDECREF(iface);
+    Py_XDECREF(x_shape);
+    Py_XDECREF(x_strides);
+    Py_XDECREF(have);
     Py_XDECREF(want);
     return ok;
 }
@@ -243,7 +232,7 @@ int pjpy_numpy_tensor(PyObject *x, DLManagedTensorVersioned **out) {
         return -1;
     }
     if (!read_array(x, &t->tensor, t->strides) ||
-        (checked == 0 && (checked = interface_agrees(x, &t->tensor.dl_tensor) ? 1 : -1) < 0)) {
+        (checked == 0 && (checked = python_agrees(x, &t->tensor.dl_tensor) ? 1 : -1) < 0)) {
         spare = t;
         return 0;
     }

@@ -138,7 +138,7 @@ def test_thirty_two_dimensions_are_read(cpu):
 
 
 def test_reader_is_on(cpu):
-    """The first array read agreed with its __array_interface__: NumPy's
+    """The first array read agreed with what NumPy says of it in Python: NumPy's
     layout is the one the reader declares (state 1), on this NumPy."""
     cpu.from_dlpack(np.zeros(3, dtype=np.float32))
     assert core._numpy_reads()[0] == 1
