@@ -26,13 +26,15 @@ def reads():
 
 def outcome(client, x, copy, a):
     """What importing x (a or NumPy's tensor of it) gives: ("ok", whether
-    it is a view of a's memory, shape, dtype, values) or ("error", the
-    exception's type)."""
+    it is a view of a's memory (None when a is empty), shape, dtype,
+    values) or ("error", the exception's type)."""
     try:
         buf = client.from_dlpack(x, copy=copy)
     except Exception as e:  # compared by type, whatever it is
         return ("error", type(e))
-    view = buf.unsafe_buffer_pointer() == a.__array_interface__["data"][0]
+    # An empty array's address may lie past its memory (a reversed view of
+    # a 0-byte block), where a copy's fresh block can land: no view to see.
+    view = buf.unsafe_buffer_pointer() == a.__array_interface__["data"][0] if a.size else None
     return ("ok", view, buf.shape, str(buf.dtype), np.asarray(buf).tolist())
 
 
@@ -80,8 +82,16 @@ def test_layouts_come_out_as_numpys_own(cpu, name, copy):
     assert same_as_numpys_own(cpu, base_cases()[name], copy)
 
 
+@pytest.fixture(params=["cpu", "xpu", "xla"])
+def target(request):
+    """A client of the reference plugin (cpu, xpu) or of XLA's CPU plugin,
+    whose views have rules of their own (64-byte alignment)."""
+    return request.getfixturevalue(request.param)
+
+
 @pytest.mark.parametrize("dtype", TAKEN_DTYPES)
-def test_dtypes_come_out_as_numpys_own(client, dtype):
+def test_dtypes_come_out_as_numpys_own(target, dtype):
+    client = target
     a = (np.arange(12) % 7).astype(dtype).reshape(3, 4)
     assert same_as_numpys_own(client, a)
     assert same_as_numpys_own(client, a.T)
@@ -184,7 +194,7 @@ def random_array(rng):
     return a
 
 
-def test_random_arrays_come_out_as_numpys_own(client):
+def test_random_arrays_come_out_as_numpys_own(target):
     """300 arrays drawn with a fixed seed: each import through the reader
     is the import of NumPy's own tensor; the reader takes exactly the
     arrays its rules say."""
@@ -194,7 +204,7 @@ def test_random_arrays_come_out_as_numpys_own(client):
         a = random_array(rng)
         readable = (a.flags.writeable and a.dtype.isnative and a.dtype.kind in "iufc" and
                     a.dtype.itemsize <= 16 and a.dtype != np.longdouble)
-        took = same_as_numpys_own(client, a, rng.choice([None, False, True]))
+        took = same_as_numpys_own(target, a, rng.choice([None, False, True]))
         assert took == readable, (a.dtype, a.shape, a.strides, a.flags.writeable)
         taken += took
     assert taken > 150
